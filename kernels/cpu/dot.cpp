@@ -1,0 +1,131 @@
+// SIMD dot products (AVX2+FMA+F16C when the build targets them, portable loops otherwise).
+// Several independent accumulators hide FMA latency so the loops run at memory speed.
+#include "kernels/cpu/dot.h"
+
+#include <cstring>
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define SNAPSTREAM_AVX2 1
+#include <immintrin.h>
+#endif
+
+namespace snapstream::kernels::cpu {
+
+#ifdef SNAPSTREAM_AVX2
+namespace {
+inline float horizontal_sum(__m256 v) {
+  __m128 lo = _mm256_castps256_ps128(v);
+  __m128 hi = _mm256_extractf128_ps(v, 1);
+  lo = _mm_add_ps(lo, hi);
+  lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+  lo = _mm_add_ss(lo, _mm_shuffle_ps(lo, lo, 0x55));
+  return _mm_cvtss_f32(lo);
+}
+inline __m256 load_f16x8(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+inline __m256 load_bf16x8(const uint16_t* p) {
+  const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+}
+inline __m256 load_i8x8(const int8_t* p) {
+  int64_t packed;
+  std::memcpy(&packed, p, sizeof packed);
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(packed)));
+}
+}  // namespace
+#endif
+
+float dot_f32(const float* w, const float* x, int64_t n) {
+  int64_t i = 0;
+  float sum = 0.0f;
+#ifdef SNAPSTREAM_AVX2
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+  for (; i + 32 <= n; i += 32) {
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i), _mm256_loadu_ps(x + i), a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i + 8), _mm256_loadu_ps(x + i + 8), a1);
+    a2 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i + 16), _mm256_loadu_ps(x + i + 16), a2);
+    a3 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i + 24), _mm256_loadu_ps(x + i + 24), a3);
+  }
+  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i), _mm256_loadu_ps(x + i), a0);
+  sum = horizontal_sum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+#endif
+  for (; i < n; ++i) sum += w[i] * x[i];
+  return sum;
+}
+
+float dot_f16(const uint16_t* w, const float* x, int64_t n) {
+  int64_t i = 0;
+  float sum = 0.0f;
+#ifdef SNAPSTREAM_AVX2
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_fmadd_ps(load_f16x8(w + i), _mm256_loadu_ps(x + i), a0);
+    a1 = _mm256_fmadd_ps(load_f16x8(w + i + 8), _mm256_loadu_ps(x + i + 8), a1);
+  }
+  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(load_f16x8(w + i), _mm256_loadu_ps(x + i), a0);
+  sum = horizontal_sum(_mm256_add_ps(a0, a1));
+#endif
+  for (; i < n; ++i) sum += f16_to_f32(w[i]) * x[i];
+  return sum;
+}
+
+float dot_bf16(const uint16_t* w, const float* x, int64_t n) {
+  int64_t i = 0;
+  float sum = 0.0f;
+#ifdef SNAPSTREAM_AVX2
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_fmadd_ps(load_bf16x8(w + i), _mm256_loadu_ps(x + i), a0);
+    a1 = _mm256_fmadd_ps(load_bf16x8(w + i + 8), _mm256_loadu_ps(x + i + 8), a1);
+  }
+  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(load_bf16x8(w + i), _mm256_loadu_ps(x + i), a0);
+  sum = horizontal_sum(_mm256_add_ps(a0, a1));
+#endif
+  for (; i < n; ++i) sum += bf16_to_f32(w[i]) * x[i];
+  return sum;
+}
+
+float dot_q8_0(const std::byte* w, const float* x, int64_t n) {
+  const int64_t blocks = n / kQ8BlockSize;
+#ifdef SNAPSTREAM_AVX2
+  __m256 total = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * kQ8BlockBytes;
+    uint16_t scale_bits;
+    std::memcpy(&scale_bits, block, 2);
+    const auto* q = reinterpret_cast<const int8_t*>(block + 2);
+    const float* xb = x + b * kQ8BlockSize;
+    __m256 acc = _mm256_mul_ps(load_i8x8(q), _mm256_loadu_ps(xb));
+    acc = _mm256_fmadd_ps(load_i8x8(q + 8), _mm256_loadu_ps(xb + 8), acc);
+    acc = _mm256_fmadd_ps(load_i8x8(q + 16), _mm256_loadu_ps(xb + 16), acc);
+    acc = _mm256_fmadd_ps(load_i8x8(q + 24), _mm256_loadu_ps(xb + 24), acc);
+    total = _mm256_fmadd_ps(_mm256_set1_ps(f16_to_f32(scale_bits)), acc, total);
+  }
+  return horizontal_sum(total);
+#else
+  float sum = 0.0f;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * kQ8BlockBytes;
+    uint16_t scale_bits;
+    std::memcpy(&scale_bits, block, 2);
+    const auto* q = reinterpret_cast<const int8_t*>(block + 2);
+    float block_sum = 0.0f;
+    for (int64_t i = 0; i < kQ8BlockSize; ++i) block_sum += static_cast<float>(q[i]) * x[b * kQ8BlockSize + i];
+    sum += f16_to_f32(scale_bits) * block_sum;
+  }
+  return sum;
+#endif
+}
+
+float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n) {
+  switch (dtype) {
+    case DType::F32: return dot_f32(reinterpret_cast<const float*>(row), x, n);
+    case DType::F16: return dot_f16(reinterpret_cast<const uint16_t*>(row), x, n);
+    case DType::BF16: return dot_bf16(reinterpret_cast<const uint16_t*>(row), x, n);
+    case DType::Q8_0: return dot_q8_0(row, x, n);
+  }
+  return 0.0f;
+}
+
+}  // namespace snapstream::kernels::cpu

@@ -1,0 +1,46 @@
+// Argument checks and the split of matmul work over threads; the inner loops live in cpu/.
+#include "kernels/matmul.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cpu/dot.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/errors.h"
+
+namespace snapstream::kernels {
+namespace {
+// Weight rows per GEMM band: small enough that an expanded band stays in L2.
+constexpr int64_t kBandRows = 64;
+// Below this many activation rows, reading W once per row is cheaper than a GEMM.
+constexpr int64_t kGemmMinRows = 4;
+}  // namespace
+
+void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y) {
+  require(x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
+  require(m > 0 && w.rows > 0, "matmul", "empty shape");
+  require(row_length_supported(w.dtype, w.cols), "matmul",
+          "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
+
+  if (m < kGemmMinRows) {
+    pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
+      for (int64_t i = 0; i < m; ++i) {
+        const float* xi = x + i * w.cols;
+        float* yi = y + i * w.rows;
+        for (int64_t r = begin; r < end; ++r) yi[r] = cpu::dot_row(w.dtype, w.row(r), xi, w.cols);
+      }
+    }, m * w.cols);
+    return;
+  }
+  const int64_t bands = (w.rows + kBandRows - 1) / kBandRows;
+  pool.parallel_for(bands, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(w.dtype == DType::F32 ? 0 : static_cast<size_t>(kBandRows * w.cols));
+    for (int64_t band = begin; band < end; ++band) {
+      const int64_t row_begin = band * kBandRows;
+      const int64_t row_end = std::min(w.rows, row_begin + kBandRows);
+      cpu::gemm_band(x, m, w, row_begin, row_end, y, w.rows, scratch.data());
+    }
+  }, m * w.cols * kBandRows);
+}
+
+}  // namespace snapstream::kernels

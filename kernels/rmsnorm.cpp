@@ -1,0 +1,23 @@
+// RMSNorm, in the operation order of the reference implementation so results match it.
+#include "kernels/rmsnorm.h"
+
+#include <cmath>
+
+#include "kernels/errors.h"
+
+namespace snapstream::kernels {
+
+void rmsnorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* out) {
+  require(x && weight && out, "rmsnorm", "null buffer");
+  require(rows > 0 && dim > 0, "rmsnorm", "empty shape");
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * dim;
+    float* yr = out + r * dim;
+    float sum_squares = 0.0f;
+    for (int64_t j = 0; j < dim; ++j) sum_squares += xr[j] * xr[j];
+    const float scale = 1.0f / std::sqrt(sum_squares / static_cast<float>(dim) + eps);
+    for (int64_t j = 0; j < dim; ++j) yr[j] = weight[j] * (scale * xr[j]);
+  }
+}
+
+}  // namespace snapstream::kernels

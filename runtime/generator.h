@@ -1,0 +1,40 @@
+// Generation for one sequence: prefill the prompt, then decode and sample until a stop.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/thread_pool.h"
+#include "runtime/model.h"
+#include "runtime/sampler.h"
+
+namespace snapstream {
+
+struct GenerationOptions {
+  int64_t max_tokens = 256;
+  SamplingParams sampling;
+};
+
+struct GenerationResult {
+  std::vector<int32_t> prompt_ids;
+  std::vector<int32_t> ids;            // generated ids, without the BOS/EOS that stopped them
+  std::string finish_reason;           // "stop" (EOS or BOS) or "length"
+  std::vector<float> first_logits;     // the logits that chose the first generated token
+  double prefill_seconds = 0.0;
+  double decode_seconds = 0.0;
+  int64_t decode_steps = 0;            // forward passes after the prompt
+
+  double prefill_tokens_per_s() const;
+  double decode_tokens_per_s() const;
+};
+
+// Calls on_token for each generated id as soon as it is chosen. max_tokens is reduced to what
+// the context leaves after the prompt. Throws InvalidRequestError for an empty prompt, a prompt
+// that fills the context, or ids outside the vocabulary.
+GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::span<const int32_t> prompt_ids,
+                          const GenerationOptions& options, const std::function<void(int32_t)>& on_token = {});
+
+}  // namespace snapstream

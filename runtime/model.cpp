@@ -1,0 +1,46 @@
+// Format detection for load_model() and the byte accounting of a model's weights.
+#include "runtime/model.h"
+
+#include <cstring>
+#include <filesystem>
+
+#include "runtime/errors.h"
+#include "runtime/gguf_file.h"
+#include "runtime/model_loaders.h"
+
+namespace snapstream {
+
+int64_t ModelWeights::bytes_read_per_token() const {
+  int64_t bytes = output.total_bytes();
+  for (const auto& layer : layers)
+    for (const auto* w : {&layer.wq, &layer.wk, &layer.wv, &layer.wo, &layer.w_gate, &layer.w_up, &layer.w_down})
+      bytes += w->total_bytes();
+  return bytes;
+}
+
+std::unique_ptr<Model> load_model(const std::string& path, const std::string& tokenizer_path) {
+  auto file = std::make_shared<const MappedFile>(path);
+  if (has_gguf_magic(*file)) {
+    if (!tokenizer_path.empty())
+      throw ModelFileError(tokenizer_path, "a GGUF model carries its own tokenizer; drop --tokenizer");
+    return load_gguf_model(std::move(file));
+  }
+  std::string tokenizer = tokenizer_path;
+  if (tokenizer.empty()) {
+    // llama2.c keeps the vocabulary in a separate file, usually named after its size.
+    const auto dir = std::filesystem::path(path).parent_path();
+    int32_t vocab = 0;
+    if (file->size() >= 24) std::memcpy(&vocab, file->bytes().data() + 20, 4);
+    for (const auto& name : {"tok" + std::to_string(vocab < 0 ? -vocab : vocab) + ".bin", std::string("tokenizer.bin")}) {
+      if (std::filesystem::exists(dir / name)) {
+        tokenizer = (dir / name).string();
+        break;
+      }
+    }
+    if (tokenizer.empty())
+      throw ModelFileError(path, "not a GGUF file, so read as a llama2.c checkpoint, which needs its tokenizer: pass --tokenizer FILE");
+  }
+  return load_llama2c_model(std::move(file), tokenizer);
+}
+
+}  // namespace snapstream

@@ -1,0 +1,51 @@
+// A loaded model: its configuration, weight views (into the mapped file where possible) and tokenizer.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/weight_view.h"
+#include "runtime/mapped_file.h"
+#include "runtime/model_config.h"
+#include "runtime/tokenizer.h"
+
+namespace snapstream {
+
+struct LayerWeights {
+  const float* attention_norm = nullptr;  // [dim]
+  kernels::WeightView wq, wk, wv, wo;     // [dim][dim], [kv_dim][dim] x2, [dim][dim]
+  const float* mlp_norm = nullptr;        // [dim]
+  kernels::WeightView w_gate, w_up;       // [hidden][dim]
+  kernels::WeightView w_down;             // [dim][hidden]
+};
+
+struct ModelWeights {
+  kernels::WeightView token_embedding;  // [vocab][dim]
+  std::vector<LayerWeights> layers;
+  const float* final_norm = nullptr;    // [dim]
+  kernels::WeightView output;           // [vocab][dim]; the embedding when tied
+
+  // Bytes of the matrices a decode step reads once (all projections and the classifier).
+  int64_t bytes_read_per_token() const;
+};
+
+class Model {
+ public:
+  ModelConfig config;
+  ModelWeights weights;
+  Tokenizer tokenizer;
+  std::string path;
+  std::string format;  // "gguf" or "llama2.c"
+
+  // Keeps the mapping and any converted (owned) tensors alive for the weight views.
+  std::shared_ptr<const MappedFile> mapping;
+  std::vector<std::vector<float>> owned_tensors;
+};
+
+// Loads a GGUF file or a llama2.c checkpoint (chosen by the file's magic). A llama2.c
+// checkpoint needs its tokenizer file: `tokenizer_path`, else tok<vocab>.bin or tokenizer.bin
+// beside it. Throws ModelFileError for any unusable file.
+std::unique_ptr<Model> load_model(const std::string& path, const std::string& tokenizer_path = "");
+
+}  // namespace snapstream

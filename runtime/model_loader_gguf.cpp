@@ -1,0 +1,223 @@
+// Llama-family models from GGUF: hyper-parameters from `llama.*` metadata, the SentencePiece
+// vocabulary from `tokenizer.ggml.*`, and weights used in place from the mapping.
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/dequantize.h"
+#include "runtime/errors.h"
+#include "runtime/gguf_file.h"
+#include "runtime/model_loaders.h"
+
+namespace snapstream {
+namespace {
+
+using kernels::DType;
+using kernels::WeightView;
+
+class GgufModelReader {
+ public:
+  GgufModelReader(const GgufFile& gguf, Model& model) : gguf_(gguf), model_(model) {}
+
+  uint64_t required_uint(const std::string& key) const {
+    const GgufValue* value = gguf_.find(key);
+    if (value == nullptr) fail("missing metadata key '" + key + "'");
+    const auto number = value->as_uint();
+    if (!number) fail("metadata key '" + key + "' must be a non-negative integer, got " + value->to_display());
+    return *number;
+  }
+
+  float optional_float(const std::string& key, float fallback) const {
+    const GgufValue* value = gguf_.find(key);
+    if (value == nullptr) return fallback;
+    const auto number = value->as_double();
+    if (!number) fail("metadata key '" + key + "' must be a number, got " + value->to_display());
+    return static_cast<float>(*number);
+  }
+
+  WeightView matrix(const std::string& name, int64_t rows, int64_t cols) {
+    const GgufTensor& tensor = find(name);
+    if (tensor.dims.size() != 2 || tensor.dims[0] != cols || tensor.dims[1] != rows)
+      fail("tensor '" + name + "' has shape " + shape_text(tensor.dims) + ", expected [" + std::to_string(cols) + ", " +
+           std::to_string(rows) + "]");
+    const DType dtype = computable_dtype(tensor);
+    const auto* data = tensor.data;
+    const size_t element_alignment = dtype == DType::F32 ? 4 : dtype == DType::Q8_0 ? 1 : 2;
+    if (reinterpret_cast<uintptr_t>(data) % element_alignment != 0) {
+      auto& copy = model_.owned_tensors.emplace_back((tensor.bytes + 3) / 4);
+      std::memcpy(copy.data(), data, tensor.bytes);
+      data = reinterpret_cast<const std::byte*>(copy.data());
+    }
+    return WeightView{dtype, data, rows, cols};
+  }
+
+  // 1-D tensors (norm weights) are small, so any dtype is expanded to an owned f32 copy.
+  const float* vector(const std::string& name, int64_t length) {
+    const GgufTensor& tensor = find(name);
+    if (tensor.dims.size() != 1 || tensor.dims[0] != length)
+      fail("tensor '" + name + "' has shape " + shape_text(tensor.dims) + ", expected [" + std::to_string(length) + "]");
+    auto& copy = model_.owned_tensors.emplace_back(static_cast<size_t>(length));
+    kernels::dequantize_row(computable_dtype(tensor), tensor.data, length, copy.data());
+    return copy.data();
+  }
+
+  const GgufTensor& find(const std::string& name) const {
+    const GgufTensor* tensor = gguf_.find_tensor(name);
+    if (tensor == nullptr) fail("missing tensor '" + name + "'");
+    return *tensor;
+  }
+
+  [[noreturn]] void fail(const std::string& problem) const { throw ModelFileError(gguf_.path(), problem); }
+
+ private:
+  DType computable_dtype(const GgufTensor& tensor) const {
+    if (!tensor.type->dtype)
+      fail("tensor '" + tensor.name + "' has type " + std::string(tensor.type->name) +
+           ", which this engine cannot compute with (supported: F32, F16, BF16, Q8_0)");
+    return *tensor.type->dtype;
+  }
+
+  static std::string shape_text(const std::vector<int64_t>& dims) {
+    std::string text = "[";
+    for (size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+    return text + "]";
+  }
+
+  const GgufFile& gguf_;
+  Model& model_;
+};
+
+// GGUF's SentencePiece vocabularies spell a space as U+2581 ("▁").
+std::string piece_text(const std::string& stored) {
+  static const std::string kSpaceMark = "\xE2\x96\x81";
+  std::string text;
+  for (size_t i = 0; i < stored.size();) {
+    if (stored.compare(i, kSpaceMark.size(), kSpaceMark) == 0) {
+      text += ' ';
+      i += kSpaceMark.size();
+    } else {
+      text += stored[i++];
+    }
+  }
+  return text;
+}
+
+Tokenizer read_tokenizer(const GgufFile& gguf, const GgufModelReader& reader) {
+  const GgufValue* model_kind = gguf.find("tokenizer.ggml.model");
+  if (model_kind == nullptr || model_kind->as_string() == nullptr) reader.fail("missing metadata key 'tokenizer.ggml.model'");
+  if (*model_kind->as_string() != "llama")
+    reader.fail("tokenizer model '" + *model_kind->as_string() + "' is not supported (only SentencePiece 'llama')");
+  const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
+  if (tokens == nullptr || tokens->as_array() == nullptr || tokens->element_type() != GgufValueType::String)
+    reader.fail("metadata key 'tokenizer.ggml.tokens' must be an array of strings");
+  const auto& token_array = *tokens->as_array();
+  const size_t n = token_array.size();
+
+  auto optional_array = [&](const char* key, GgufValueType type) -> const GgufValue::Array* {
+    const GgufValue* value = gguf.find(key);
+    if (value == nullptr) return nullptr;
+    if (value->as_array() == nullptr || value->element_type() != type || value->as_array()->size() != n)
+      reader.fail(std::string("metadata key '") + key + "' must be an array of " + std::string(gguf_value_type_name(type)) +
+                  " with one entry per token (" + std::to_string(n) + ")");
+    return value->as_array();
+  };
+  const auto* scores = optional_array("tokenizer.ggml.scores", GgufValueType::Float32);
+  const auto* types = optional_array("tokenizer.ggml.token_type", GgufValueType::Int32);
+
+  std::vector<std::string> pieces;
+  std::vector<float> score_values;
+  std::vector<TokenKind> kinds;
+  pieces.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    pieces.push_back(piece_text(*token_array[i].as_string()));
+    score_values.push_back(scores ? static_cast<float>(*(*scores)[i].as_double()) : 0.0f);
+    TokenKind kind = TokenKind::Normal;
+    switch (types ? *(*types)[i].as_int() : 1) {
+      case 2: kind = TokenKind::Unknown; break;
+      case 3: case 5: kind = TokenKind::Control; break;
+      case 6: kind = TokenKind::Byte; break;
+      default: break;
+    }
+    kinds.push_back(kind);
+  }
+  auto special = [&](const char* key, uint64_t fallback) -> int32_t {
+    const uint64_t id = gguf.find(key) ? reader.required_uint(key) : fallback;
+    if (id >= n) reader.fail(std::string("metadata key '") + key + "' = " + std::to_string(id) + " is outside the vocabulary");
+    return static_cast<int32_t>(id);
+  };
+  const int32_t bos = special("tokenizer.ggml.bos_token_id", 1);
+  const int32_t eos = special("tokenizer.ggml.eos_token_id", 2);
+  const GgufValue* unknown_key = gguf.find("tokenizer.ggml.unknown_token_id");
+  const int32_t unknown = unknown_key ? special("tokenizer.ggml.unknown_token_id", 0) : -1;
+  return Tokenizer(std::move(pieces), std::move(score_values), std::move(kinds), bos, eos, unknown);
+}
+
+}  // namespace
+
+std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
+  GgufFile gguf(file);
+  auto model = std::make_unique<Model>();
+  GgufModelReader reader(gguf, *model);
+
+  const GgufValue* arch = gguf.find("general.architecture");
+  if (arch == nullptr || arch->as_string() == nullptr) reader.fail("missing metadata key 'general.architecture'");
+  if (*arch->as_string() != "llama")
+    reader.fail("architecture '" + *arch->as_string() + "' is not supported; this engine runs the llama family");
+
+  ModelConfig& c = model->config;
+  const GgufValue* name = gguf.find("general.name");
+  c.name = name && name->as_string() ? *name->as_string() : "llama";
+  auto bounded = [&](const std::string& key) {
+    const uint64_t value = reader.required_uint(key);
+    if (value > (uint64_t{1} << 32)) reader.fail("metadata key '" + key + "' = " + std::to_string(value) + " is implausibly large");
+    return static_cast<int64_t>(value);
+  };
+  c.dim = bounded("llama.embedding_length");
+  c.hidden_dim = bounded("llama.feed_forward_length");
+  c.n_layers = bounded("llama.block_count");
+  c.n_heads = bounded("llama.attention.head_count");
+  c.n_kv_heads = gguf.find("llama.attention.head_count_kv") ? bounded("llama.attention.head_count_kv") : c.n_heads;
+  c.context_length = bounded("llama.context_length");
+  c.norm_eps = reader.optional_float("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  c.rope_theta = reader.optional_float("llama.rope.freq_base", 10000.0f);
+  const GgufTensor& embedding = reader.find("token_embd.weight");
+  c.vocab_size = embedding.dims.size() == 2 ? embedding.dims[1] : 0;
+  c.tied_embeddings = gguf.find_tensor("output.weight") == nullptr;
+  try {
+    c.validate();
+  } catch (const ConfigError& e) {
+    reader.fail(e.what());
+  }
+  if (gguf.find("llama.rope.dimension_count") && bounded("llama.rope.dimension_count") != c.head_dim())
+    reader.fail("partial rotary embeddings (llama.rope.dimension_count != head_dim) are not supported");
+
+  const int64_t d = c.dim, kv = c.kv_dim(), h = c.hidden_dim;
+  ModelWeights& w = model->weights;
+  w.token_embedding = reader.matrix("token_embd.weight", c.vocab_size, d);
+  w.layers.resize(static_cast<size_t>(c.n_layers));
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const std::string prefix = "blk." + std::to_string(i) + ".";
+    LayerWeights& layer = w.layers[static_cast<size_t>(i)];
+    layer.attention_norm = reader.vector(prefix + "attn_norm.weight", d);
+    layer.wq = reader.matrix(prefix + "attn_q.weight", d, d);
+    layer.wk = reader.matrix(prefix + "attn_k.weight", kv, d);
+    layer.wv = reader.matrix(prefix + "attn_v.weight", kv, d);
+    layer.wo = reader.matrix(prefix + "attn_output.weight", d, d);
+    layer.mlp_norm = reader.vector(prefix + "ffn_norm.weight", d);
+    layer.w_gate = reader.matrix(prefix + "ffn_gate.weight", h, d);
+    layer.w_up = reader.matrix(prefix + "ffn_up.weight", h, d);
+    layer.w_down = reader.matrix(prefix + "ffn_down.weight", d, h);
+  }
+  w.final_norm = reader.vector("output_norm.weight", d);
+  w.output = c.tied_embeddings ? w.token_embedding : reader.matrix("output.weight", c.vocab_size, d);
+
+  model->tokenizer = read_tokenizer(gguf, reader);
+  if (model->tokenizer.vocab_size() != c.vocab_size)
+    reader.fail("the vocabulary has " + std::to_string(model->tokenizer.vocab_size()) + " tokens but token_embd.weight has " +
+                std::to_string(c.vocab_size) + " rows");
+  model->path = file->path();
+  model->format = "gguf";
+  model->mapping = std::move(file);
+  return model;
+}
+
+}  // namespace snapstream

@@ -1,0 +1,79 @@
+// Sampling uses splitmix64 rather than std:: distributions, whose output differs between
+// standard libraries; the same seed must give the same tokens on every build.
+#include "runtime/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/argmax.h"
+#include "runtime/errors.h"
+
+namespace snapstream {
+
+void SamplingParams::validate() const {
+  if (!std::isfinite(temperature) || temperature < 0.0f)
+    throw InvalidRequestError("temperature must be a finite number >= 0, got " + std::to_string(temperature));
+  if (top_k < 0) throw InvalidRequestError("top_k must be >= 0 (0 disables it), got " + std::to_string(top_k));
+  if (!std::isfinite(top_p) || top_p <= 0.0f || top_p > 1.0f)
+    throw InvalidRequestError("top_p must be in (0, 1], got " + std::to_string(top_p));
+}
+
+Sampler::Sampler(const SamplingParams& params) : params_(params), state_(params.seed) { params_.validate(); }
+
+double Sampler::next_uniform() {
+  state_ += 0x9E3779B97F4A7C15ull;
+  uint64_t z = state_;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+int32_t Sampler::sample(std::span<const float> logits) {
+  const auto n = static_cast<int64_t>(logits.size());
+  if (params_.temperature == 0.0f) return static_cast<int32_t>(kernels::argmax(logits.data(), n));
+
+  candidates_.resize(logits.size());
+  for (int64_t i = 0; i < n; ++i) candidates_[static_cast<size_t>(i)] = {logits[static_cast<size_t>(i)], static_cast<int32_t>(i)};
+  // Highest logit first; equal logits keep id order, so the cut is deterministic.
+  auto by_logit = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
+  size_t kept = candidates_.size();
+  if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < kept) {
+    kept = static_cast<size_t>(params_.top_k);
+    std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(kept), candidates_.end(), by_logit);
+  } else {
+    std::sort(candidates_.begin(), candidates_.end(), by_logit);
+  }
+  candidates_.resize(kept);
+
+  // Softmax of logit / temperature over the kept candidates, in double for a stable cut.
+  std::vector<double> probabilities(kept);
+  const double max_logit = candidates_[0].first;
+  double total = 0.0;
+  for (size_t i = 0; i < kept; ++i) {
+    probabilities[i] = std::exp((candidates_[i].first - max_logit) / params_.temperature);
+    total += probabilities[i];
+  }
+  size_t nucleus = kept;
+  if (params_.top_p < 1.0f) {
+    double cumulative = 0.0;
+    for (size_t i = 0; i < kept; ++i) {
+      cumulative += probabilities[i] / total;
+      if (cumulative >= params_.top_p) {
+        nucleus = i + 1;
+        break;
+      }
+    }
+  }
+  double nucleus_total = 0.0;
+  for (size_t i = 0; i < nucleus; ++i) nucleus_total += probabilities[i];
+  const double target = next_uniform() * nucleus_total;
+  double cumulative = 0.0;
+  for (size_t i = 0; i < nucleus; ++i) {
+    cumulative += probabilities[i];
+    if (target < cumulative) return candidates_[i].second;
+  }
+  return candidates_[nucleus - 1].second;
+}
+
+}  // namespace snapstream

@@ -1,0 +1,86 @@
+// `snapstream bench`: prefill and decode tokens/s for a model file, the machine's memory
+// bandwidth, and the share of that roofline decode reaches.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "bench/generation_bench.h"
+#include "bench/memory_bandwidth.h"
+#include "server/commands.h"
+
+namespace snapstream::server {
+namespace {
+
+struct BenchArgs {
+  std::string model;
+  std::string tokenizer;
+  bench::GenerationBenchOptions options;
+  int threads = 0;
+  int64_t bandwidth_mib = 1024;
+  bool json = false;
+};
+
+void run_bench(const BenchArgs& args) {
+  const auto model = load_model(args.model, args.tokenizer);
+  kernels::ThreadPool pool(args.threads);
+  spdlog::info("benchmarking {} with {} threads: {} prompt tokens, {} decode tokens, {} repeats", args.model, pool.size(),
+               args.options.prompt_tokens, args.options.decode_tokens, args.options.repeats);
+  const auto result = bench::run_generation_bench(*model, pool, args.options);
+  bench::BandwidthResult bandwidth;
+  if (args.bandwidth_mib > 0) bandwidth = bench::measure_bandwidth(pool, args.bandwidth_mib << 20, 5);
+  const double roofline_share = bandwidth.read_bytes_per_s > 0 ? result.decode_bytes_per_s / bandwidth.read_bytes_per_s : 0.0;
+
+  if (args.json) {
+    nlohmann::json out = {
+        {"model", args.model},
+        {"threads", pool.size()},
+        {"prompt_tokens", args.options.prompt_tokens},
+        {"decode_tokens", args.options.decode_tokens},
+        {"prefill_tokens_per_s", result.prefill_tokens_per_s},
+        {"decode_tokens_per_s", result.decode_tokens_per_s},
+        {"weight_bytes_per_token", result.weight_bytes_per_token},
+        {"kv_bytes_per_token", result.kv_bytes_per_token},
+        {"decode_bytes_per_s", result.decode_bytes_per_s},
+        {"memory_read_bytes_per_s", bandwidth.read_bytes_per_s},
+        {"memory_copy_bytes_per_s", bandwidth.copy_bytes_per_s},
+        {"decode_roofline_share", roofline_share},
+    };
+    std::cout << out.dump(2) << std::endl;
+    return;
+  }
+  std::printf("model                 %s\n", args.model.c_str());
+  std::printf("threads               %d\n", pool.size());
+  std::printf("prefill               %.1f tokens/s (%lld-token prompt, median of %d)\n", result.prefill_tokens_per_s,
+              static_cast<long long>(args.options.prompt_tokens), args.options.repeats);
+  std::printf("decode                %.2f tokens/s (%.3f ms/token)\n", result.decode_tokens_per_s,
+              result.decode_seconds_per_token * 1e3);
+  std::printf("bytes per decode step %.1f MB weights + %.1f MB KV\n", result.weight_bytes_per_token / 1e6,
+              result.kv_bytes_per_token / 1e6);
+  std::printf("decode reads          %.2f GB/s\n", result.decode_bytes_per_s / 1e9);
+  if (args.bandwidth_mib > 0) {
+    std::printf("memory bandwidth      %.2f GB/s read, %.2f GB/s copy (%lld MiB buffer)\n", bandwidth.read_bytes_per_s / 1e9,
+                bandwidth.copy_bytes_per_s / 1e9, static_cast<long long>(args.bandwidth_mib));
+    std::printf("decode roofline share %.1f%%\n", roofline_share * 100.0);
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand("bench", "Measure prefill/decode tokens/s and the decode bandwidth roofline");
+  cmd->add_option("--model", args->model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--tokenizer", args->tokenizer, "llama2.c tokenizer file")->check(CLI::ExistingFile);
+  cmd->add_option("--prompt-tokens", args->options.prompt_tokens, "prompt length")->check(CLI::PositiveNumber);
+  cmd->add_option("--decode-tokens", args->options.decode_tokens, "decode steps")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeats", args->options.repeats, "runs; the median is reported")->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--bandwidth-mib", args->bandwidth_mib, "buffer of the bandwidth probe (0 skips it)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->callback([args] { run_bench(*args); });
+}
+
+}  // namespace snapstream::server

@@ -1,0 +1,13 @@
+// The subcommands of the `snapstream` binary; each registers its options and its action.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace snapstream::server {
+
+void add_generate_command(CLI::App& app);
+void add_make_model_command(CLI::App& app);
+void add_info_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+
+}  // namespace snapstream::server

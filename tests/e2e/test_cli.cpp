@@ -1,0 +1,96 @@
+// The `snapstream` binary end to end: golden generation through the CLI, streaming output,
+// make-model -> info -> generate, and one-line errors with exit code 2 for broken files.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/test_paths.h"
+
+using namespace snapstream;
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+std::string binary() { return quote(test::snapstream_binary().string()); }
+}  // namespace
+
+TEST_CASE("generate --json reproduces every golden case from both model files", "[e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  std::ifstream in(*models / "stories260K.golden.json");
+  const auto golden = nlohmann::json::parse(in);
+  for (const std::string file : {"stories260K.bin", "stories260K.gguf"}) {
+    for (const auto& c : golden.at("cases")) {
+      const auto prompt = c.at("prompt").get<std::string>();
+      INFO(file << ", prompt '" << prompt << "'");
+      const auto result = test::run_command(binary() + " generate --json --model " + quote((*models / file).string()) +
+                                            " --prompt " + quote(prompt) + " --max-tokens " +
+                                            std::to_string(c.at("max_tokens").get<int>()));
+      INFO(result.err);
+      REQUIRE(result.exit_code == 0);
+      const auto out = nlohmann::json::parse(result.out);
+      CHECK(out.at("prompt_ids") == c.at("prompt_ids"));
+      CHECK(out.at("ids") == c.at("greedy_ids"));
+      CHECK(out.at("finish_reason") == c.at("finish_reason"));
+      CHECK(prompt + out.at("text").get<std::string>() == c.at("text").get<std::string>());
+      CHECK(out.at("decode_tokens_per_s").get<double>() > 0.0);
+      CHECK(out.at("prefill_tokens_per_s").get<double>() > 0.0);
+    }
+  }
+}
+
+TEST_CASE("generate streams the prompt and its continuation as text", "[e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  std::ifstream in(*models / "stories260K.golden.json");
+  const auto first = nlohmann::json::parse(in).at("cases").at(0);
+  const auto result = test::run_command(binary() + " generate --model " + quote((*models / "stories260K.bin").string()) +
+                                        " --prompt " + quote(first.at("prompt").get<std::string>()) + " --max-tokens " +
+                                        std::to_string(first.at("max_tokens").get<int>()));
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out == first.at("text").get<std::string>() + "\n");
+}
+
+TEST_CASE("make-model writes a GGUF that info describes and generate runs", "[e2e]") {
+  test::TempDir dir;
+  const auto path = quote((dir / "random.gguf").string());
+  for (const std::string dtype : {"f32", "q8_0"}) {
+    INFO(dtype);
+    auto made = test::run_command(binary() + " make-model --shape tiny-test --dtype " + dtype + " --out " + path + " --seed 3");
+    INFO(made.err);
+    REQUIRE(made.exit_code == 0);
+    CHECK(made.err.find("meaningless") != std::string::npos);
+    const auto info = test::run_command(binary() + " info " + path);
+    REQUIRE(info.exit_code == 0);
+    CHECK(info.out.find("GGUF v3") != std::string::npos);
+    CHECK(info.out.find("blk.1.ffn_down.weight") != std::string::npos);
+    CHECK(info.out.find(dtype == "f32" ? "F32" : "Q8_0") != std::string::npos);
+    const auto run = test::run_command(binary() + " generate --json --model " + path +
+                                       " --prompt 'the end' --max-tokens 8 --temperature 0.8 --seed 5");
+    REQUIRE(run.exit_code == 0);
+    const auto again = test::run_command(binary() + " generate --json --model " + path +
+                                         " --prompt 'the end' --max-tokens 8 --temperature 0.8 --seed 5");
+    CHECK(nlohmann::json::parse(run.out).at("ids") == nlohmann::json::parse(again.out).at("ids"));
+  }
+  const auto unknown = test::run_command(binary() + " make-model --shape no-such-shape --out " + path);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("llama-110m") != std::string::npos);  // lists the known shapes
+}
+
+TEST_CASE("a broken model file gives a one-line error and exit code 2", "[e2e]") {
+  test::TempDir dir;
+  const auto path = dir / "broken.gguf";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write("GGUF\x03\0\0\0\xff\xff\xff\xff\xff\xff\xff\x7f", 16);
+  }
+  for (const std::string command : {" generate --prompt hi --model ", " info "}) {
+    const auto result = test::run_command(binary() + command + quote(path.string()));
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find(path.string()) != std::string::npos);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+  }
+}

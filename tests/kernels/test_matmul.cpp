@@ -1,0 +1,73 @@
+// matmul against a naive triple loop over the dequantised weights, for every dtype and for
+// the decode (one row), small-batch and GEMM (many rows) paths.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/dequantize.h"
+#include "kernels/errors.h"
+#include "kernels/matmul.h"
+#include "kernels/quantize.h"
+
+using namespace snapstream::kernels;
+
+namespace {
+std::vector<float> random_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("matmul matches a naive reference for every dtype and batch size", "[matmul]") {
+  ThreadPool pool(2);
+  const auto dtype = GENERATE(DType::F32, DType::F16, DType::BF16, DType::Q8_0);
+  const int64_t cols = GENERATE(64, 96, 160);
+  const int64_t rows = GENERATE(1, 7, 130);
+  const int64_t m = GENERATE(1, 3, 9, 70);
+  INFO("dtype " << dtype_name(dtype) << " rows " << rows << " cols " << cols << " m " << m);
+
+  const auto dense = random_values(static_cast<size_t>(rows * cols), 1);
+  std::vector<std::byte> packed(static_cast<size_t>(rows * row_bytes(dtype, cols)));
+  for (int64_t r = 0; r < rows; ++r) quantize_row(dtype, dense.data() + r * cols, cols, packed.data() + r * row_bytes(dtype, cols));
+  const WeightView w{dtype, packed.data(), rows, cols};
+  std::vector<float> expanded(static_cast<size_t>(rows * cols));
+  dequantize_rows(w, 0, rows, expanded.data());
+
+  const auto x = random_values(static_cast<size_t>(m * cols), 2);
+  std::vector<float> y(static_cast<size_t>(m * rows), -99.0f);
+  matmul(pool, x.data(), m, w, y.data());
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t r = 0; r < rows; ++r) {
+      double expected = 0.0;
+      for (int64_t k = 0; k < cols; ++k) expected += static_cast<double>(x[i * cols + k]) * expanded[r * cols + k];
+      REQUIRE(y[i * rows + r] == Approx(expected).margin(1e-4));
+    }
+}
+
+TEST_CASE("f32 matmul handles row lengths that are not a multiple of the SIMD width", "[matmul]") {
+  ThreadPool pool(2);
+  const int64_t cols = GENERATE(1, 7, 67, 172);
+  const int64_t rows = 5;
+  const auto w_values = random_values(static_cast<size_t>(rows * cols), 3);
+  const auto x = random_values(static_cast<size_t>(cols), 4);
+  std::vector<float> y(rows);
+  matmul(pool, x.data(), 1, WeightView{DType::F32, reinterpret_cast<const std::byte*>(w_values.data()), rows, cols}, y.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    double expected = 0.0;
+    for (int64_t k = 0; k < cols; ++k) expected += static_cast<double>(x[k]) * w_values[r * cols + k];
+    REQUIRE(y[r] == Approx(expected).margin(1e-5));
+  }
+}
+
+TEST_CASE("matmul rejects shapes that break its contract", "[matmul]") {
+  ThreadPool pool(1);
+  std::vector<std::byte> bytes(1024);
+  std::vector<float> x(64), y(64);
+  CHECK_THROWS_AS(matmul(pool, x.data(), 1, WeightView{DType::Q8_0, bytes.data(), 1, 48}, y.data()), KernelArgumentError);
+  CHECK_THROWS_AS(matmul(pool, x.data(), 0, WeightView{DType::F32, bytes.data(), 1, 8}, y.data()), KernelArgumentError);
+  CHECK_THROWS_AS(matmul(pool, nullptr, 1, WeightView{DType::F32, bytes.data(), 1, 8}, y.data()), KernelArgumentError);
+}

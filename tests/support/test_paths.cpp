@@ -1,0 +1,61 @@
+// Test helpers for paths, scratch folders and running the real binary.
+#include "tests/support/test_paths.h"
+
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace snapstream::test {
+
+std::optional<std::filesystem::path> models_dir_or_skip() {
+  std::filesystem::path dir;
+  if (const char* env = std::getenv("SNAPSTREAM_MODELS"); env != nullptr && *env != '\0')
+    dir = env;
+  else
+    dir = std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / ".." / "shared" / "models";
+  if (std::filesystem::exists(dir / "stories260K.golden.json")) return dir;
+  const char* ci = std::getenv("CI");
+  if (ci != nullptr && std::string(ci) == "true") FAIL("test models not found in " << dir << " (required when CI=true)");
+  WARN("SKIPPED: test models not found in " << dir << "; set SNAPSTREAM_MODELS to run this test");
+  return std::nullopt;
+}
+
+std::filesystem::path snapstream_binary() { return SNAPSTREAM_BINARY; }
+
+TempDir::TempDir() {
+  std::random_device seed;
+  path_ = std::filesystem::temp_directory_path() /
+          ("snapstream-test-" + std::to_string(::getpid()) + "-" + std::to_string(seed()));
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+CommandResult run_command(const std::string& command) {
+  TempDir scratch;
+  const auto out_path = scratch / "stdout";
+  const auto err_path = scratch / "stderr";
+  const std::string full = command + " >" + out_path.string() + " 2>" + err_path.string();
+  const int status = std::system(full.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+  };
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
+  return result;
+}
+
+}  // namespace snapstream::test

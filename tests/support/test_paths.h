@@ -1,0 +1,37 @@
+// Where tests find the real test models, the built binary and scratch space.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace snapstream::test {
+
+// $SNAPSTREAM_MODELS, else ../shared/models beside the repository. When neither exists the
+// calling test is skipped with a loud warning, or fails when CI=true.
+std::optional<std::filesystem::path> models_dir_or_skip();
+
+// The built `snapstream` binary.
+std::filesystem::path snapstream_binary();
+
+// A fresh empty directory under the system temp folder, removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Runs a shell command; returns its exit status and what it wrote to stdout and stderr.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+CommandResult run_command(const std::string& command);
+
+}  // namespace snapstream::test
