@@ -55,6 +55,7 @@ GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPo
   result.weight_bytes_per_token = model.weights.bytes_read_per_token();
   const double mean_context = static_cast<double>(options.prompt_tokens) + static_cast<double>(options.decode_tokens + 1) / 2.0;
   result.kv_bytes_per_token = static_cast<int64_t>(mean_context * 2.0 * static_cast<double>(c.kv_dim() * c.n_layers) * 4.0);
+  result.weight_bytes_per_s = static_cast<double>(result.weight_bytes_per_token) / result.decode_seconds_per_token;
   result.decode_bytes_per_s =
       static_cast<double>(result.weight_bytes_per_token + result.kv_bytes_per_token) / result.decode_seconds_per_token;
   return result;

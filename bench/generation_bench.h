@@ -20,6 +20,7 @@ struct GenerationBenchResult {
   double decode_seconds_per_token = 0.0;
   int64_t weight_bytes_per_token = 0;  // matrices read once per decode step
   int64_t kv_bytes_per_token = 0;      // cache read per decode step, averaged over the run
+  double weight_bytes_per_s = 0.0;     // weights / time per token: the roofline measure
   double decode_bytes_per_s = 0.0;     // (weights + KV) / time per token
 };
 

@@ -14,7 +14,7 @@ struct BandwidthResult {
   int threads = 0;
 };
 
-// Median of `repeats` passes over a buffer of `buffer_bytes`, split over the pool's threads.
+// Best of `repeats` passes over a buffer of `buffer_bytes`, split over the pool's threads.
 BandwidthResult measure_bandwidth(kernels::ThreadPool& pool, int64_t buffer_bytes, int repeats);
 
 }  // namespace snapstream::bench

@@ -31,7 +31,7 @@ class ThreadPool {
   void parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per_item = kMinShareCost);
 
   // Work below which a share is not worth handing to another thread.
-  static constexpr int64_t kMinShareCost = 16384;
+  static constexpr int64_t kMinShareCost = 1 << 17;
 
  private:
   void worker_loop(int share);

@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh "$@"
+bash scripts/setup-test-clients.sh
 build_dir=${SNAPSTREAM_BUILD_DIR:-build}
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"snapstream: LLM inference with SnapStream KV-cache compression on an emulated SN40L"};
   app.require_subcommand(1);
+  app.fallthrough();  // global options such as --log-level may follow the subcommand
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

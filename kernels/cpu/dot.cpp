@@ -89,7 +89,8 @@ float dot_bf16(const uint16_t* w, const float* x, int64_t n) {
 float dot_q8_0(const std::byte* w, const float* x, int64_t n) {
   const int64_t blocks = n / kQ8BlockSize;
 #ifdef SNAPSTREAM_AVX2
-  __m256 total = _mm256_setzero_ps();
+  // Two running totals, so consecutive blocks do not wait on each other's FMA.
+  __m256 totals[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * kQ8BlockBytes;
     uint16_t scale_bits;
@@ -100,9 +101,9 @@ float dot_q8_0(const std::byte* w, const float* x, int64_t n) {
     acc = _mm256_fmadd_ps(load_i8x8(q + 8), _mm256_loadu_ps(xb + 8), acc);
     acc = _mm256_fmadd_ps(load_i8x8(q + 16), _mm256_loadu_ps(xb + 16), acc);
     acc = _mm256_fmadd_ps(load_i8x8(q + 24), _mm256_loadu_ps(xb + 24), acc);
-    total = _mm256_fmadd_ps(_mm256_set1_ps(f16_to_f32(scale_bits)), acc, total);
+    totals[b & 1] = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(scale_bits)), acc, totals[b & 1]);
   }
-  return horizontal_sum(total);
+  return horizontal_sum(_mm256_add_ps(totals[0], totals[1]));
 #else
   float sum = 0.0f;
   for (int64_t b = 0; b < blocks; ++b) {

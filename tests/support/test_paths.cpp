@@ -12,6 +12,13 @@
 
 namespace snapstream::test {
 
+namespace {
+bool running_in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+}  // namespace
+
 std::optional<std::filesystem::path> models_dir_or_skip() {
   std::filesystem::path dir;
   if (const char* env = std::getenv("SNAPSTREAM_MODELS"); env != nullptr && *env != '\0')
@@ -19,9 +26,16 @@ std::optional<std::filesystem::path> models_dir_or_skip() {
   else
     dir = std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / ".." / "shared" / "models";
   if (std::filesystem::exists(dir / "stories260K.golden.json")) return dir;
-  const char* ci = std::getenv("CI");
-  if (ci != nullptr && std::string(ci) == "true") FAIL("test models not found in " << dir << " (required when CI=true)");
+  if (running_in_ci()) FAIL("test models not found in " << dir << " (required when CI=true)");
   WARN("SKIPPED: test models not found in " << dir << "; set SNAPSTREAM_MODELS to run this test");
+  return std::nullopt;
+}
+
+std::optional<std::filesystem::path> node_clients_or_skip() {
+  const auto dir = std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / "tests" / "e2e" / "node";
+  if (std::filesystem::exists(dir / "node_modules") && std::system("command -v node >/dev/null 2>&1") == 0) return dir;
+  if (running_in_ci()) FAIL("test clients not installed in " << dir << " (run scripts/setup-test-clients.sh)");
+  WARN("SKIPPED: node test clients are not installed in " << dir << "; run scripts/setup-test-clients.sh");
   return std::nullopt;
 }
 
