@@ -11,22 +11,28 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A model or tokenizer file that cannot be used: truncated, corrupt or unsupported.
-class ModelFileError : public Error {
+// Input the user can fix (a file, a config, a request), as opposed to a fault of the program.
+class InputError : public Error {
  public:
-  ModelFileError(const std::string& path, const std::string& problem) : Error(path + ": " + problem) {}
+  using Error::Error;
+};
+
+// A model or tokenizer file that cannot be used: truncated, corrupt or unsupported.
+class ModelFileError : public InputError {
+ public:
+  ModelFileError(const std::string& path, const std::string& problem) : InputError(path + ": " + problem) {}
 };
 
 // A configuration file or value that is missing or invalid.
-class ConfigError : public Error {
+class ConfigError : public InputError {
  public:
-  using Error::Error;
+  using InputError::InputError;
 };
 
 // A request argument (prompt, sampling option, length) that cannot be honoured.
-class InvalidRequestError : public Error {
+class InvalidRequestError : public InputError {
  public:
-  using Error::Error;
+  using InputError::InputError;
 };
 
 }  // namespace snapstream

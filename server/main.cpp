@@ -29,13 +29,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const snapstream::ModelFileError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const snapstream::ConfigError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const snapstream::InvalidRequestError& e) {
+  } catch (const snapstream::InputError& e) {
     spdlog::error("{}", e.what());
     return 2;
   } catch (const std::exception& e) {

@@ -54,37 +54,37 @@ float dot_f32(const float* w, const float* x, int64_t n) {
   return sum;
 }
 
-float dot_f16(const uint16_t* w, const float* x, int64_t n) {
+namespace {
+// The f16 and bf16 loops differ only in how 8 stored values widen to f32.
+template <typename WidenSimd, typename WidenScalar>
+float dot_16bit(const uint16_t* w, const float* x, int64_t n, [[maybe_unused]] WidenSimd widen_simd, WidenScalar widen) {
   int64_t i = 0;
   float sum = 0.0f;
 #ifdef SNAPSTREAM_AVX2
   __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
   for (; i + 16 <= n; i += 16) {
-    a0 = _mm256_fmadd_ps(load_f16x8(w + i), _mm256_loadu_ps(x + i), a0);
-    a1 = _mm256_fmadd_ps(load_f16x8(w + i + 8), _mm256_loadu_ps(x + i + 8), a1);
+    a0 = _mm256_fmadd_ps(widen_simd(w + i), _mm256_loadu_ps(x + i), a0);
+    a1 = _mm256_fmadd_ps(widen_simd(w + i + 8), _mm256_loadu_ps(x + i + 8), a1);
   }
-  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(load_f16x8(w + i), _mm256_loadu_ps(x + i), a0);
+  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(widen_simd(w + i), _mm256_loadu_ps(x + i), a0);
   sum = horizontal_sum(_mm256_add_ps(a0, a1));
 #endif
-  for (; i < n; ++i) sum += f16_to_f32(w[i]) * x[i];
+  for (; i < n; ++i) sum += widen(w[i]) * x[i];
   return sum;
 }
 
-float dot_bf16(const uint16_t* w, const float* x, int64_t n) {
-  int64_t i = 0;
-  float sum = 0.0f;
 #ifdef SNAPSTREAM_AVX2
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-  for (; i + 16 <= n; i += 16) {
-    a0 = _mm256_fmadd_ps(load_bf16x8(w + i), _mm256_loadu_ps(x + i), a0);
-    a1 = _mm256_fmadd_ps(load_bf16x8(w + i + 8), _mm256_loadu_ps(x + i + 8), a1);
-  }
-  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(load_bf16x8(w + i), _mm256_loadu_ps(x + i), a0);
-  sum = horizontal_sum(_mm256_add_ps(a0, a1));
+constexpr auto kWidenF16 = load_f16x8;
+constexpr auto kWidenBF16 = load_bf16x8;
+#else
+constexpr auto kWidenF16 = nullptr;
+constexpr auto kWidenBF16 = nullptr;
 #endif
-  for (; i < n; ++i) sum += bf16_to_f32(w[i]) * x[i];
-  return sum;
-}
+}  // namespace
+
+float dot_f16(const uint16_t* w, const float* x, int64_t n) { return dot_16bit(w, x, n, kWidenF16, f16_to_f32); }
+
+float dot_bf16(const uint16_t* w, const float* x, int64_t n) { return dot_16bit(w, x, n, kWidenBF16, bf16_to_f32); }
 
 float dot_q8_0(const std::byte* w, const float* x, int64_t n) {
   const int64_t blocks = n / kQ8BlockSize;

@@ -13,26 +13,12 @@
 #include "runtime/kv_cache.h"
 #include "runtime/synthetic_model.h"
 #include "runtime/transformer.h"
+#include "tests/support/test_models.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
 using kernels::DType;
 
-namespace {
-ModelConfig tiny_config() {
-  ModelConfig c;
-  c.name = "tiny";
-  c.dim = 64;
-  c.hidden_dim = 96;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.vocab_size = 300;
-  c.context_length = 64;
-  c.tied_embeddings = false;
-  return c;
-}
-}  // namespace
 
 TEST_CASE("GGUF metadata of every type survives a round trip", "[gguf]") {
   test::TempDir dir;
@@ -116,7 +102,7 @@ TEST_CASE("synthetic models load in every dtype and agree with the f32 one", "[g
   kernels::ThreadPool pool(2);
   const std::vector<int32_t> prompt = {1, 300 - 5, 280, 290, 270, 261};
   auto last_logits = [&](DType dtype) {
-    SyntheticModelOptions options{tiny_config(), dtype, 11};
+    SyntheticModelOptions options{test::tiny_model_config(), dtype, 11};
     const auto path = dir / (std::string(kernels::dtype_name(dtype)) + ".gguf");
     write_synthetic_model(options, path.string());
     const auto model = load_model(path.string());
@@ -146,7 +132,7 @@ TEST_CASE("synthetic models load in every dtype and agree with the f32 one", "[g
 
 TEST_CASE("prefill in one block equals feeding the prompt token by token", "[model]") {
   test::TempDir dir;
-  write_synthetic_model({tiny_config(), DType::F32, 5}, (dir / "m.gguf").string());
+  write_synthetic_model({test::tiny_model_config(), DType::F32, 5}, (dir / "m.gguf").string());
   const auto model = load_model((dir / "m.gguf").string());
   kernels::ThreadPool pool(2);
   Transformer transformer(*model, pool);

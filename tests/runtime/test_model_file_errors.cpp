@@ -10,6 +10,7 @@
 #include "runtime/gguf_file.h"
 #include "runtime/model.h"
 #include "runtime/synthetic_model.h"
+#include "tests/support/test_models.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -58,15 +59,9 @@ struct Fixture {
   std::filesystem::path good = dir / "good.gguf";
   std::vector<char> bytes;
   Fixture() {
-    ModelConfig c;
-    c.name = "tiny";
-    c.dim = 64;
-    c.hidden_dim = 64;
+    ModelConfig c = test::tiny_model_config();
     c.n_layers = 1;
-    c.n_heads = 2;
-    c.n_kv_heads = 1;
     c.vocab_size = 270;
-    c.context_length = 32;
     write_synthetic_model({c, kernels::DType::F32, 1}, good.string());
     bytes = read_all(good);
   }
