@@ -94,3 +94,16 @@ TEST_CASE("a broken model file gives a one-line error and exit code 2", "[e2e]")
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto result = test::run_command(binary() + " bench --json --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
+                                        "--bandwidth-mib 64 --model " + quote((*models / "stories260K.gguf").string()));
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto out = nlohmann::json::parse(result.out);
+  for (const char* key : {"prefill_tokens_per_s", "decode_tokens_per_s", "memory_read_bytes_per_s", "decode_roofline_share"})
+    CHECK(out.at(key).get<double>() > 0.0);
+  CHECK(out.at("weight_bytes_per_token").get<int64_t>() > 1000000);
+}

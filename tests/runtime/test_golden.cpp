@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "runtime/errors.h"
 #include "runtime/generator.h"
 #include "runtime/model.h"
 #include "tests/support/test_paths.h"
@@ -44,4 +45,23 @@ TEST_CASE("greedy generation reproduces stories260K.golden.json", "[golden]") {
     INFO("largest first-logit difference " << worst);
     CHECK(worst <= 1e-4f);
   }
+}
+
+TEST_CASE("generation respects the context length", "[generate]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(2);
+  const int64_t context = model->config.context_length;
+
+  GenerationOptions options;
+  options.max_tokens = 100000;
+  const auto prompt = model->tokenizer.encode("Once upon a time", true);
+  const auto result = generate(*model, pool, prompt, options);
+  CHECK(static_cast<int64_t>(prompt.size() + result.ids.size()) <= context);
+
+  std::vector<int32_t> too_long(static_cast<size_t>(context), 300);
+  CHECK_THROWS_AS(generate(*model, pool, too_long, options), InvalidRequestError);
+  CHECK_THROWS_AS(generate(*model, pool, std::vector<int32_t>{1, 9999}, options), InvalidRequestError);
+  CHECK_THROWS_AS(generate(*model, pool, std::vector<int32_t>{}, options), InvalidRequestError);
 }
