@@ -2,7 +2,7 @@
 // bandwidth, and the share of that roofline decode reaches.
 #include <spdlog/spdlog.h>
 
-#include <cstdio>
+#include <fmt/format.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -54,21 +54,21 @@ void run_bench(const BenchArgs& args) {
     std::cout << out.dump(2) << std::endl;
     return;
   }
-  std::printf("model                 %s\n", args.model.c_str());
-  std::printf("threads               %d\n", pool.size());
-  std::printf("prefill               %.1f tokens/s (%lld-token prompt, median of %d)\n", result.prefill_tokens_per_s,
-              static_cast<long long>(args.options.prompt_tokens), args.options.repeats);
-  std::printf("decode                %.2f tokens/s (%.3f ms/token)\n", result.decode_tokens_per_s,
-              result.decode_seconds_per_token * 1e3);
-  std::printf("bytes per decode step %.1f MB weights + %.1f MB KV\n", result.weight_bytes_per_token / 1e6,
-              result.kv_bytes_per_token / 1e6);
-  std::printf("decode reads          %.2f GB/s of weights, %.2f GB/s with KV\n", result.weight_bytes_per_s / 1e9,
-              result.decode_bytes_per_s / 1e9);
-  if (args.bandwidth_mib > 0) {
-    std::printf("memory bandwidth      %.2f GB/s read, %.2f GB/s copy (best of 5, %lld MiB buffer)\n", peak / 1e9,
-                bandwidth.copy_bytes_per_s / 1e9, static_cast<long long>(args.bandwidth_mib));
-    std::printf("decode roofline share %.1f%% (weights only), %.1f%% with KV\n", weight_share * 100.0, total_share * 100.0);
-  }
+  std::cout << fmt::format("model                 {}\n", args.model)
+            << fmt::format("threads               {}\n", pool.size())
+            << fmt::format("prefill               {:.1f} tokens/s ({}-token prompt, median of {})\n",
+                           result.prefill_tokens_per_s, args.options.prompt_tokens, args.options.repeats)
+            << fmt::format("decode                {:.2f} tokens/s ({:.3f} ms/token, median of {})\n",
+                           result.decode_tokens_per_s, result.decode_seconds_per_token * 1e3, args.options.repeats)
+            << fmt::format("bytes per decode step {:.1f} MB weights + {:.1f} MB KV\n", result.weight_bytes_per_token / 1e6,
+                           result.kv_bytes_per_token / 1e6)
+            << fmt::format("decode reads          {:.2f} GB/s of weights, {:.2f} GB/s with KV\n",
+                           result.weight_bytes_per_s / 1e9, result.decode_bytes_per_s / 1e9);
+  if (args.bandwidth_mib > 0)
+    std::cout << fmt::format("memory bandwidth      {:.2f} GB/s read, {:.2f} GB/s copy (best of 5, {} MiB buffer)\n",
+                             peak / 1e9, bandwidth.copy_bytes_per_s / 1e9, args.bandwidth_mib)
+              << fmt::format("decode roofline share {:.1f}% (weights only), {:.1f}% with KV\n", weight_share * 100.0,
+                             total_share * 100.0);
 }
 
 }  // namespace
