@@ -15,12 +15,11 @@ void causal_attention(ThreadPool& pool, const float* q, int64_t m, int64_t first
                       const float* values, const AttentionShape& shape, float* out) {
   require(q && keys && values && out, "causal_attention", "null buffer");
   require(m > 0 && first_position >= 0, "causal_attention", "empty query block or negative position");
-  require(shape.heads > 0 && shape.kv_heads > 0 && shape.head_dim > 0 && shape.heads % shape.kv_heads == 0,
-          "causal_attention", "heads must be a positive multiple of kv_heads");
+  shape.check("causal_attention");
   const int64_t hd = shape.head_dim;
-  const int64_t q_stride = shape.heads * hd;
-  const int64_t kv_stride = shape.kv_heads * hd;
-  const int64_t group = shape.heads / shape.kv_heads;
+  const int64_t q_stride = shape.q_width();
+  const int64_t kv_stride = shape.kv_width();
+  const int64_t group = shape.group();
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
 
   pool.parallel_for(m * shape.heads, [&](int64_t begin, int64_t end) {

@@ -3,15 +3,10 @@
 
 #include <cstdint>
 
+#include "kernels/attention_shape.h"
 #include "kernels/thread_pool.h"
 
 namespace snapstream::kernels {
-
-struct AttentionShape {
-  int64_t heads = 0;     // query heads
-  int64_t kv_heads = 0;  // key/value heads; heads % kv_heads == 0 (GQA)
-  int64_t head_dim = 0;
-};
 
 // Queries q [m][heads*head_dim] sit at positions first_position .. first_position+m-1.
 // keys and values are [first_position+m][kv_heads*head_dim], one row per position from 0.

@@ -1,0 +1,27 @@
+// Decode attention over a fixed-capacity, masked KV cache: one new query token per sequence
+// attends to the cache's live slots plus its own key and value. Its cost is set by the
+// capacity, never by how long the sequence has grown.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/attention_shape.h"
+#include "kernels/thread_pool.h"
+
+namespace snapstream::kernels {
+
+// One sequence's cache: keys and values are [kv_heads][capacity][head_dim]; live is
+// [kv_heads][capacity], nonzero where a slot holds a token (each KV head keeps its own set).
+struct CacheView {
+  const float* keys = nullptr;
+  const float* values = nullptr;
+  const uint8_t* live = nullptr;
+};
+
+// For b < batch: q [batch][heads*head_dim], self_keys/self_values [batch][kv_heads*head_dim]
+// (the new tokens, keys already rotated), caches[b] that sequence's cache. out is
+// [batch][heads*head_dim]. Slots that are not live never enter the softmax.
+void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const float* self_keys, const float* self_values,
+                      const CacheView* caches, int64_t capacity, const AttentionShape& shape, float* out);
+
+}  // namespace snapstream::kernels
