@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "runtime/errors.h"
-#include "runtime/kv_cache.h"
+#include "runtime/slot_kv_cache.h"
 #include "runtime/transformer.h"
 
 namespace snapstream {
@@ -39,19 +39,18 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
   GenerationResult result;
   result.prompt_ids.assign(prompt_ids.begin(), prompt_ids.end());
   result.finish_reason = "length";
-  // The last generated token is never fed back, so the cache needs one position less.
+  // The last generated token is never fed back, so it needs no position of its own.
   const int64_t max_tokens = std::min(options.max_tokens, context - prompt_length);
-  DenseKvCache cache(model.config, std::max<int64_t>(1, std::min(context, prompt_length + max_tokens)));
+  SlotKvCache cache(model.config, options.cache.resolved(context), 1);
   Transformer transformer(model, pool);
   std::vector<float> logits(static_cast<size_t>(model.config.vocab_size));
 
   auto start = std::chrono::steady_clock::now();
-  transformer.forward(prompt_ids, 0, cache, logits.data());
+  transformer.prefill(prompt_ids, cache, 0, logits.data());
   result.prefill_seconds = seconds_since(start);
   result.first_logits = logits;
 
   start = std::chrono::steady_clock::now();
-  int64_t position = prompt_length;
   while (static_cast<int64_t>(result.ids.size()) < max_tokens) {
     const int32_t next = sampler.sample(logits);
     if (next == model.tokenizer.eos_id() || next == model.tokenizer.bos_id()) {
@@ -61,8 +60,8 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
     result.ids.push_back(next);
     if (on_token) on_token(next);
     if (static_cast<int64_t>(result.ids.size()) == max_tokens) break;
-    const int32_t token[1] = {next};
-    transformer.forward(token, position++, cache, logits.data());
+    const DecodeInput step[1] = {{next, 0}};
+    transformer.decode(step, cache, logits.data());
     ++result.decode_steps;
   }
   result.decode_seconds = seconds_since(start);

@@ -10,12 +10,14 @@
 #include "kernels/thread_pool.h"
 #include "runtime/model.h"
 #include "runtime/sampler.h"
+#include "runtime/snapstream_config.h"
 
 namespace snapstream {
 
 struct GenerationOptions {
   int64_t max_tokens = 256;
   SamplingParams sampling;
+  SnapStreamConfig cache;  // resolved against the model's context by generate()
 };
 
 struct GenerationResult {

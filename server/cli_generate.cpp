@@ -9,6 +9,7 @@
 #include "kernels/thread_pool.h"
 #include "runtime/generator.h"
 #include "runtime/utf8_stream.h"
+#include "server/cache_options.h"
 #include "server/commands.h"
 
 namespace snapstream::server {
@@ -25,6 +26,7 @@ struct GenerateArgs {
   uint64_t seed = 0;
   int threads = 0;
   bool json = false;
+  SnapStreamConfig cache;
 };
 
 void run_generate(const GenerateArgs& args) {
@@ -39,6 +41,8 @@ void run_generate(const GenerateArgs& args) {
   GenerationOptions options;
   options.max_tokens = args.max_tokens;
   options.sampling = {args.temperature, args.top_k, args.top_p, args.seed};
+  options.cache = args.cache;
+  spdlog::info("KV cache: {}", options.cache.resolved(model->config.context_length).describe());
 
   Utf8Stream stream;
   int32_t previous = prompt_ids.back();
@@ -93,6 +97,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "sampling seed");
   cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "print one JSON object with ids, text and speeds instead of streaming text");
+  add_cache_options(cmd, args->cache);
   cmd->callback([args] { run_generate(*args); });
 }
 

@@ -22,13 +22,15 @@ TEST_CASE("generate --json reproduces every golden case from both model files", 
   if (!models) return;
   std::ifstream in(*models / "stories260K.golden.json");
   const auto golden = nlohmann::json::parse(in);
+  const std::string cache = GENERATE(" --full-cache", " --kv-capacity 512");
+  INFO("cache options:" << cache);
   for (const std::string file : {"stories260K.bin", "stories260K.gguf"}) {
     for (const auto& c : golden.at("cases")) {
       const auto prompt = c.at("prompt").get<std::string>();
       INFO(file << ", prompt '" << prompt << "'");
       const auto result = test::run_command(binary() + " generate --json --model " + quote((*models / file).string()) +
                                             " --prompt " + quote(prompt) + " --max-tokens " +
-                                            std::to_string(c.at("max_tokens").get<int>()));
+                                            std::to_string(c.at("max_tokens").get<int>()) + cache);
       INFO(result.err);
       REQUIRE(result.exit_code == 0);
       const auto out = nlohmann::json::parse(result.out);
@@ -49,7 +51,7 @@ TEST_CASE("generate streams the prompt and its continuation as text", "[e2e]") {
   const auto first = nlohmann::json::parse(in).at("cases").at(0);
   const auto result = test::run_command(binary() + " generate --model " + quote((*models / "stories260K.bin").string()) +
                                         " --prompt " + quote(first.at("prompt").get<std::string>()) + " --max-tokens " +
-                                        std::to_string(first.at("max_tokens").get<int>()));
+                                        std::to_string(first.at("max_tokens").get<int>()) + " --full-cache");
   REQUIRE(result.exit_code == 0);
   CHECK(result.out == first.at("text").get<std::string>() + "\n");
 }

@@ -20,6 +20,9 @@ TEST_CASE("greedy generation reproduces stories260K.golden.json", "[golden]") {
   REQUIRE(golden.at("cases").size() >= 4);
 
   const std::string file = GENERATE("stories260K.bin", "stories260K.gguf");
+  // The baseline full cache, and SnapStream with room for every position (so nothing is evicted).
+  const bool full_cache = GENERATE(true, false);
+  INFO((full_cache ? "full cache" : "SnapStream, C = 512"));
   const auto model = load_model((*models / file).string());
   kernels::ThreadPool pool(2);
   for (const auto& c : golden.at("cases")) {
@@ -30,6 +33,8 @@ TEST_CASE("greedy generation reproduces stories260K.golden.json", "[golden]") {
 
     GenerationOptions options;
     options.max_tokens = c.at("max_tokens").get<int64_t>();
+    options.cache.full_cache = full_cache;
+    options.cache.capacity = 512;
     const GenerationResult result = generate(*model, pool, prompt_ids, options);
     CHECK(result.ids == c.at("greedy_ids").get<std::vector<int32_t>>());
     CHECK(result.finish_reason == c.at("finish_reason").get<std::string>());

@@ -1,0 +1,46 @@
+// Slot cache allocation and the write-slot rule shared by prefill compaction and decode.
+#include "runtime/slot_kv_cache.h"
+
+#include <algorithm>
+
+#include "runtime/errors.h"
+
+namespace snapstream {
+
+SlotKvCache::SlotKvCache(const ModelConfig& model, const SnapStreamConfig& config, int64_t slots)
+    : config_(config), slots_(slots), layers_(model.n_layers), layer_floats_(model.kv_dim() * config.capacity),
+      layer_markers_(model.n_kv_heads * config.capacity) {
+  if (slots < 1) throw ConfigError("the KV cache needs at least one slot");
+  if (config.capacity < 1) throw ConfigError("the SnapStream config must be resolved before allocating the cache");
+  keys_.assign(static_cast<size_t>(slots_ * layers_ * layer_floats_), 0.0f);
+  values_.assign(keys_.size(), 0.0f);
+  live_.assign(static_cast<size_t>(slots_ * layers_ * layer_markers_), 0);
+  positions_.assign(live_.size(), -1);
+  states_.assign(static_cast<size_t>(slots_), {});
+}
+
+kernels::CacheView SlotKvCache::view(int64_t slot, int64_t layer) const {
+  return {keys_.data() + offset(slot, layer), values_.data() + offset(slot, layer), live_.data() + marker_offset(slot, layer)};
+}
+
+void SlotKvCache::reset(int64_t slot) {
+  const auto first = marker_offset(slot, 0), count = layers_ * layer_markers_;
+  std::fill_n(live_.begin() + first, count, uint8_t{0});
+  std::fill_n(positions_.begin() + first, count, -1);
+  states_.at(static_cast<size_t>(slot)) = {};
+}
+
+int64_t SlotKvCache::next_write_slot(int64_t slot) {
+  SequenceState& s = state(slot);
+  if (s.filled < config_.capacity) return s.filled++;
+  const int64_t ring_start = config_.capacity - config_.ring;
+  return ring_start + (s.ring_writes++ % config_.ring);
+}
+
+int64_t SlotKvCache::bytes_per_slot() const { return 2 * layers_ * layer_floats_ * static_cast<int64_t>(sizeof(float)); }
+
+int64_t SlotKvCache::full_cache_bytes(const ModelConfig& model, int64_t positions) {
+  return 2 * model.n_layers * model.kv_dim() * positions * static_cast<int64_t>(sizeof(float));
+}
+
+}  // namespace snapstream

@@ -1,0 +1,63 @@
+// The SnapStream KV cache manager: a fixed number of sequence slots, each of one static shape
+// ([layers][kv_heads][capacity][head_dim] keys and values), allocated once at start-up.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/decode_attention.h"
+#include "runtime/model_config.h"
+#include "runtime/snapstream_config.h"
+
+namespace snapstream {
+
+// Where a slot's sequence stands; the same for every layer and head.
+struct SequenceState {
+  int64_t length = 0;       // positions seen (prompt + generated), i.e. the next position
+  int64_t filled = 0;       // cache slots written in order before the ring took over
+  int64_t ring_writes = 0;  // writes into the ring once the cache is full
+};
+
+class SlotKvCache {
+ public:
+  // `config` must be resolved for `model`'s context length.
+  SlotKvCache(const ModelConfig& model, const SnapStreamConfig& config, int64_t slots);
+
+  const SnapStreamConfig& config() const { return config_; }
+  int64_t slots() const { return slots_; }
+  int64_t capacity() const { return config_.capacity; }
+
+  float* keys(int64_t slot, int64_t layer) { return keys_.data() + offset(slot, layer); }
+  float* values(int64_t slot, int64_t layer) { return values_.data() + offset(slot, layer); }
+  uint8_t* live(int64_t slot, int64_t layer) { return live_.data() + marker_offset(slot, layer); }
+  int32_t* positions(int64_t slot, int64_t layer) { return positions_.data() + marker_offset(slot, layer); }
+  const int32_t* positions(int64_t slot, int64_t layer) const { return positions_.data() + marker_offset(slot, layer); }
+  kernels::CacheView view(int64_t slot, int64_t layer) const;
+  SequenceState& state(int64_t slot) { return states_.at(static_cast<size_t>(slot)); }
+
+  // Empties a slot for its next sequence: nothing of the previous one stays live.
+  void reset(int64_t slot);
+
+  // The cache slot the next decoded token goes to: the next free slot while the cache fills,
+  // then the ring's oldest entry, S + K + (ring writes mod R). Advances the state.
+  int64_t next_write_slot(int64_t slot);
+
+  // Bytes one sequence slot holds (keys and values), and all slots together.
+  int64_t bytes_per_slot() const;
+  int64_t total_bytes() const { return bytes_per_slot() * slots_; }
+  // What a full cache of `positions` tokens would hold for one sequence, for comparison.
+  static int64_t full_cache_bytes(const ModelConfig& model, int64_t positions);
+
+ private:
+  int64_t offset(int64_t slot, int64_t layer) const { return (slot * layers_ + layer) * layer_floats_; }
+  int64_t marker_offset(int64_t slot, int64_t layer) const { return (slot * layers_ + layer) * layer_markers_; }
+
+  SnapStreamConfig config_;
+  int64_t slots_, layers_, layer_floats_, layer_markers_;
+  std::vector<float> keys_, values_;
+  std::vector<uint8_t> live_;
+  std::vector<int32_t> positions_;  // the absolute position each slot holds, -1 when empty
+  std::vector<SequenceState> states_;
+};
+
+}  // namespace snapstream

@@ -1,0 +1,43 @@
+// Defaults and validation of the SnapStream policy (the defaults of docs' SNAPSTREAM.md).
+#include "runtime/snapstream_config.h"
+
+#include <algorithm>
+
+#include "runtime/errors.h"
+
+namespace snapstream {
+
+SnapStreamConfig SnapStreamConfig::resolved(int64_t context_length) const {
+  SnapStreamConfig c = *this;
+  if (context_length <= 0) throw ConfigError("the model's context length must be positive");
+  if (c.full_cache) {
+    // One region holding every position in order: nothing to select, nothing to evict.
+    c.capacity = context_length;
+    c.sink = 0;
+    c.ring = context_length;
+    return c;
+  }
+  if (c.capacity == 0) c.capacity = std::max<int64_t>(1, context_length / 4);
+  if (c.ring == 0) c.ring = c.capacity / 2;
+  if (c.capacity < 1 || c.capacity > context_length)
+    throw ConfigError("kv capacity " + std::to_string(c.capacity) + " must be within 1.." + std::to_string(context_length));
+  if (c.sink < 0 || c.ring < 1 || c.sink + c.ring > c.capacity)
+    throw ConfigError("sink (" + std::to_string(c.sink) + ") + ring (" + std::to_string(c.ring) + ") must fit the capacity " +
+                      std::to_string(c.capacity) + ", with a ring of at least one slot");
+  if (c.window < 1) throw ConfigError("the observation window must hold at least one query");
+  if (c.positions == PositionMode::Reindexed)
+    throw ConfigError("--positions reindexed is not available yet; use original");
+  if (c.pool_kernel < 1 || c.pool_kernel % 2 == 0)
+    throw ConfigError("the pooling kernel must be a positive odd width, got " + std::to_string(c.pool_kernel));
+  return c;
+}
+
+std::string SnapStreamConfig::describe() const {
+  if (full_cache) return "full cache (" + std::to_string(capacity) + " positions, no eviction)";
+  return "SnapStream C=" + std::to_string(capacity) + " (sink " + std::to_string(sink) + ", compressed " +
+         std::to_string(compressed()) + ", ring " + std::to_string(ring) + "), window " + std::to_string(window) + ", " +
+         (pool == kernels::PoolKind::Max ? "max" : "avg") + "-pool " + std::to_string(pool_kernel) + ", positions " +
+         (positions == PositionMode::Original ? "original" : "reindexed");
+}
+
+}  // namespace snapstream

@@ -1,0 +1,36 @@
+// The SnapStream cache policy: capacity C = sink S + compressed K + ring R slots per sequence,
+// per layer and per KV head, plus the SnapKV selection settings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/snapkv.h"
+
+namespace snapstream {
+
+enum class PositionMode : uint8_t {
+  Original,   // keys keep the RoPE of their absolute position (as SnapKV does)
+  Reindexed,  // keys are rotated by their rank in the cache (StreamingLLM style)
+};
+
+struct SnapStreamConfig {
+  bool full_cache = false;  // capacity = the context length and nothing is ever evicted (the baseline)
+  int64_t capacity = 0;     // C; 0 means context_length / 4
+  int64_t sink = 4;         // S: the first prompt positions, never evicted
+  int64_t ring = 0;         // R; 0 means C / 2
+  int64_t window = 32;      // W: the last prompt queries that vote
+  int64_t pool_kernel = 7;  // odd width of the 1-D pooling
+  kernels::PoolKind pool = kernels::PoolKind::Max;
+  PositionMode positions = PositionMode::Original;
+
+  int64_t compressed() const { return capacity - sink - ring; }  // K
+
+  // This config with defaults filled in for a model of `context_length`; throws ConfigError
+  // when the parts do not fit (S + R > C, even pooling width, ...).
+  SnapStreamConfig resolved(int64_t context_length) const;
+
+  std::string describe() const;
+};
+
+}  // namespace snapstream
