@@ -16,19 +16,17 @@ constexpr int64_t kBandRows = 64;
 constexpr int64_t kGemmMinRows = 4;
 }  // namespace
 
-void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y) {
+void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y, MatmulPath path) {
   require(x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
   require(m > 0 && w.rows > 0, "matmul", "empty shape");
   require(row_length_supported(w.dtype, w.cols), "matmul",
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
 
-  if (m < kGemmMinRows) {
+  if (path == MatmulPath::RowDots || m < kGemmMinRows) {
+    // Weight row outermost: it stays in cache while every activation row uses it.
     pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
-      for (int64_t i = 0; i < m; ++i) {
-        const float* xi = x + i * w.cols;
-        float* yi = y + i * w.rows;
-        for (int64_t r = begin; r < end; ++r) yi[r] = cpu::dot_row(w.dtype, w.row(r), xi, w.cols);
-      }
+      for (int64_t r = begin; r < end; ++r)
+        for (int64_t i = 0; i < m; ++i) y[i * w.rows + r] = cpu::dot_row(w.dtype, w.row(r), x + i * w.cols, w.cols);
     }, m * w.cols);
     return;
   }

@@ -8,7 +8,14 @@
 
 namespace snapstream::kernels {
 
-// y is [m][w.rows]. m == 1 is the decode path (one pass over W); m > 1 is prefill (GEMM).
-void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y);
+enum class MatmulPath : uint8_t {
+  Auto,     // row dot products for a few rows, a GEMM for many (prefill)
+  RowDots,  // every output is one dot product of a weight row with an activation row, whatever
+            // m is: a row's result never depends on the other rows, so batching is invisible
+};
+
+// y is [m][w.rows]. Either path reads W from memory once.
+void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y,
+            MatmulPath path = MatmulPath::Auto);
 
 }  // namespace snapstream::kernels

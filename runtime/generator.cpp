@@ -7,6 +7,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/slot_kv_cache.h"
+#include "runtime/stop_rule.h"
 #include "runtime/transformer.h"
 
 namespace snapstream {
@@ -39,8 +40,7 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
   GenerationResult result;
   result.prompt_ids.assign(prompt_ids.begin(), prompt_ids.end());
   result.finish_reason = "length";
-  // The last generated token is never fed back, so it needs no position of its own.
-  const int64_t max_tokens = std::min(options.max_tokens, context - prompt_length);
+  const int64_t max_tokens = generation_limit(options.max_tokens, prompt_length, context);
   SlotKvCache cache(model.config, options.cache.resolved(context), 1);
   Transformer transformer(model, pool);
   std::vector<float> logits(static_cast<size_t>(model.config.vocab_size));
@@ -53,7 +53,7 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
   start = std::chrono::steady_clock::now();
   while (static_cast<int64_t>(result.ids.size()) < max_tokens) {
     const int32_t next = sampler.sample(logits);
-    if (next == model.tokenizer.eos_id() || next == model.tokenizer.bos_id()) {
+    if (is_end_token(model.tokenizer, next)) {
       result.finish_reason = "stop";
       break;
     }

@@ -42,13 +42,13 @@ void Transformer::embed(std::span<const int32_t> tokens) {
     kernels::dequantize_row(table.dtype, table.row(tokens[i]), table.cols, x_.data() + static_cast<int64_t>(i) * table.cols);
 }
 
-void Transformer::mlp_block(const LayerWeights& layer, int64_t rows) {
+void Transformer::mlp_block(const LayerWeights& layer, int64_t rows, kernels::MatmulPath path) {
   const ModelConfig& c = model_.config;
   kernels::rmsnorm(x_.data(), layer.mlp_norm, rows, c.dim, c.norm_eps, normed_.data());
-  kernels::matmul(pool_, normed_.data(), rows, layer.w_gate, gate_.data());
-  kernels::matmul(pool_, normed_.data(), rows, layer.w_up, up_.data());
+  kernels::matmul(pool_, normed_.data(), rows, layer.w_gate, gate_.data(), path);
+  kernels::matmul(pool_, normed_.data(), rows, layer.w_up, up_.data(), path);
   kernels::swiglu(gate_.data(), up_.data(), rows * c.hidden_dim);
-  kernels::matmul(pool_, gate_.data(), rows, layer.w_down, projected_.data());
+  kernels::matmul(pool_, gate_.data(), rows, layer.w_down, projected_.data(), path);
   add_into(x_.data(), projected_.data(), rows * c.dim);
 }
 
@@ -86,7 +86,7 @@ void Transformer::forward(std::span<const int32_t> tokens, int64_t first_positio
     kernels::causal_attention(pool_, q_.data(), m, first_position, cache.keys(l), cache.values(l), shape, attention_.data());
     kernels::matmul(pool_, attention_.data(), m, layer.wo, projected_.data());
     add_into(x_.data(), projected_.data(), m * dim);
-    mlp_block(layer, m);
+    mlp_block(layer, m, kernels::MatmulPath::Auto);
   }
 
   const float* last = x_.data() + (m - 1) * dim;
@@ -117,6 +117,8 @@ void Transformer::decode(std::span<const DecodeInput> batch, SlotKvCache& cache,
   for (int64_t i = 0; i < b; ++i) {
     const DecodeInput& in = batch[static_cast<size_t>(i)];
     if (in.slot < 0 || in.slot >= cache.slots()) throw InvalidRequestError("decode slot out of range");
+    for (int64_t j = 0; j < i; ++j)
+      if (batch[static_cast<size_t>(j)].slot == in.slot) throw InvalidRequestError("a decode batch names slot " + std::to_string(in.slot) + " twice");
     tokens[static_cast<size_t>(i)] = in.token;
     positions[static_cast<size_t>(i)] = cache.state(in.slot).length;
     if (positions[static_cast<size_t>(i)] >= c.context_length)
@@ -127,13 +129,15 @@ void Transformer::decode(std::span<const DecodeInput> batch, SlotKvCache& cache,
 
   const int64_t dim = c.dim, kv_dim = c.kv_dim(), capacity = cache.capacity();
   const kernels::AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim()};
+  // Row dot products keep each sequence's result independent of who shares its batch.
+  constexpr auto rows_only = kernels::MatmulPath::RowDots;
   std::vector<kernels::CacheView> views(static_cast<size_t>(b));
   for (int64_t l = 0; l < c.n_layers; ++l) {
     const LayerWeights& layer = w.layers[static_cast<size_t>(l)];
     kernels::rmsnorm(x_.data(), layer.attention_norm, b, dim, c.norm_eps, normed_.data());
-    kernels::matmul(pool_, normed_.data(), b, layer.wq, q_.data());
-    kernels::matmul(pool_, normed_.data(), b, layer.wk, k_.data());
-    kernels::matmul(pool_, normed_.data(), b, layer.wv, v_.data());
+    kernels::matmul(pool_, normed_.data(), b, layer.wq, q_.data(), rows_only);
+    kernels::matmul(pool_, normed_.data(), b, layer.wk, k_.data(), rows_only);
+    kernels::matmul(pool_, normed_.data(), b, layer.wv, v_.data(), rows_only);
     for (int64_t i = 0; i < b; ++i) {
       const int64_t p = positions[static_cast<size_t>(i)];
       kernels::rope(q_.data() + i * dim, c.n_heads, c.head_dim(), p, c.rope_theta);
@@ -151,14 +155,14 @@ void Transformer::decode(std::span<const DecodeInput> batch, SlotKvCache& cache,
         cache.positions(slot, l)[kv * capacity + target] = static_cast<int32_t>(positions[static_cast<size_t>(i)]);
       }
     }
-    kernels::matmul(pool_, attention_.data(), b, layer.wo, projected_.data());
+    kernels::matmul(pool_, attention_.data(), b, layer.wo, projected_.data(), rows_only);
     add_into(x_.data(), projected_.data(), b * dim);
-    mlp_block(layer, b);
+    mlp_block(layer, b, rows_only);
   }
   for (int64_t i = 0; i < b; ++i) cache.state(batch[static_cast<size_t>(i)].slot).length += 1;
 
   kernels::rmsnorm(x_.data(), w.final_norm, b, dim, c.norm_eps, normed_.data());
-  kernels::matmul(pool_, normed_.data(), b, w.output, logits);
+  kernels::matmul(pool_, normed_.data(), b, w.output, logits, rows_only);
 }
 
 }  // namespace snapstream

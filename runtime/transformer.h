@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "kernels/matmul.h"
 #include "kernels/thread_pool.h"
 #include "runtime/kv_cache.h"
 #include "runtime/model.h"
@@ -42,7 +43,7 @@ class Transformer {
   void ensure_capacity(int64_t tokens);
   void embed(std::span<const int32_t> tokens);
   // The MLP block and its residual for `rows` rows of x_.
-  void mlp_block(const LayerWeights& layer, int64_t rows);
+  void mlp_block(const LayerWeights& layer, int64_t rows, kernels::MatmulPath path);
 
   const Model& model_;
   kernels::ThreadPool& pool_;

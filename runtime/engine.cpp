@@ -1,0 +1,195 @@
+// The engine loop, split into single-purpose steps: reap cancelled requests, decode every
+// running sequence, admit waiting requests into free slots. Any failure inside a step ends
+// the affected requests with an error instead of taking the engine down.
+#include "runtime/engine.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "runtime/scheduler.h"
+#include "runtime/stop_rule.h"
+
+namespace snapstream {
+
+Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions options)
+    : model_(model),
+      options_(options),
+      cache_(model.config, options.cache.resolved(model.config.context_length), options.slots),
+      transformer_(model, pool) {
+  if (options_.max_waiting < 0) throw ConfigError("the waiting queue size must be >= 0");
+  if (options_.prefill_token_budget < 1) throw ConfigError("the prefill token budget must be >= 1");
+  for (int64_t slot = options_.slots - 1; slot >= 0; --slot) free_slots_.push_back(slot);
+  stats_.free_slots = options_.slots;
+  thread_ = std::thread([this] { loop(); });
+}
+
+Engine::~Engine() { shutdown(); }
+
+void Engine::shutdown() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  work_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
+  const auto length = static_cast<int64_t>(spec.prompt_ids.size());
+  if (length == 0) throw InvalidRequestError("the prompt has no tokens");
+  if (length >= model_.config.context_length)
+    throw InvalidRequestError("the prompt has " + std::to_string(length) + " tokens; the context holds " +
+                              std::to_string(model_.config.context_length) + ", leaving no room to generate");
+  if (spec.max_tokens < 0) throw InvalidRequestError("max_tokens must be >= 0");
+  model_.tokenizer.check_ids(spec.prompt_ids);
+  spec.sampling.validate();
+
+  auto stream = std::make_shared<RequestStream>();
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) throw QueueFullError("the engine is shutting down");
+    if (static_cast<int64_t>(waiting_.size()) >= options_.max_waiting)
+      throw QueueFullError("the waiting queue is full (" + std::to_string(options_.max_waiting) + " requests); retry later");
+    waiting_.push_back({stream, std::move(spec)});
+    stats_.waiting = static_cast<int64_t>(waiting_.size());
+  }
+  work_.notify_one();
+  return stream;
+}
+
+EngineStats Engine::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void Engine::loop() {
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      work_.wait(lock, [this] { return stopping_ || !waiting_.empty() || !running_.empty(); });
+      if (stopping_) break;
+    }
+    step();
+  }
+  for (auto& sequence : running_) sequence.stream->finish(FinishReason::Cancelled, "the engine shut down");
+  running_.clear();
+  std::lock_guard lock(mutex_);
+  for (auto& waiting : waiting_) waiting.stream->finish(FinishReason::Cancelled, "the engine shut down");
+  waiting_.clear();
+}
+
+void Engine::step() {
+  reap_cancelled();
+  decode_running();
+  admit_waiting();
+  std::lock_guard lock(mutex_);
+  ++stats_.steps;
+}
+
+void Engine::publish_slots() {
+  std::lock_guard lock(mutex_);
+  stats_.free_slots = static_cast<int64_t>(free_slots_.size());
+  stats_.running = options_.slots - stats_.free_slots;
+  stats_.waiting = static_cast<int64_t>(waiting_.size());
+}
+
+void Engine::reap_cancelled() {
+  for (auto& sequence : running_)
+    if (sequence.stream->cancel_requested()) release(sequence, FinishReason::Cancelled);
+  std::erase_if(running_, [](const Sequence& s) { return s.stream == nullptr; });
+  std::lock_guard lock(mutex_);
+  for (auto& waiting : waiting_)
+    if (waiting.stream->cancel_requested()) waiting.stream->finish(FinishReason::Cancelled);
+  std::erase_if(waiting_, [](const Waiting& w) { return w.stream->finished(); });
+  stats_.waiting = static_cast<int64_t>(waiting_.size());
+}
+
+void Engine::decode_running() {
+  if (running_.empty()) return;
+  std::vector<DecodeInput> batch;
+  for (const auto& sequence : running_) batch.push_back({sequence.next_input, sequence.slot});
+  logits_.resize(batch.size() * static_cast<size_t>(model_.config.vocab_size));
+  try {
+    transformer_.decode(batch, cache_, logits_.data());
+  } catch (const std::exception& e) {
+    spdlog::error("decode step failed: {}", e.what());
+    for (auto& sequence : running_) release(sequence, FinishReason::Error, e.what());
+    running_.clear();
+    return;
+  }
+  for (size_t i = 0; i < running_.size(); ++i)
+    take_token(running_[i], logits_.data() + i * static_cast<size_t>(model_.config.vocab_size));
+  std::erase_if(running_, [](const Sequence& s) { return s.stream == nullptr; });
+}
+
+void Engine::admit_waiting() {
+  std::vector<Waiting> admitted;
+  {
+    std::lock_guard lock(mutex_);
+    std::vector<int64_t> lengths;
+    for (const auto& waiting : waiting_) lengths.push_back(static_cast<int64_t>(waiting.spec.prompt_ids.size()));
+    const int64_t count = plan_admissions(static_cast<int64_t>(free_slots_.size()), lengths, options_.prefill_token_budget);
+    for (int64_t i = 0; i < count; ++i) {
+      admitted.push_back(std::move(waiting_.front()));
+      waiting_.pop_front();
+    }
+  }
+  logits_.resize(static_cast<size_t>(model_.config.vocab_size));
+  for (auto& request : admitted) {
+    Sampler sampler(request.spec.sampling);
+    Sequence sequence{request.stream, std::move(request.spec), sampler, free_slots_.back()};
+    free_slots_.pop_back();
+    publish_slots();
+    const auto length = static_cast<int64_t>(sequence.spec.prompt_ids.size());
+    sequence.limit = generation_limit(sequence.spec.max_tokens, length, model_.config.context_length);
+    {
+      std::lock_guard lock(mutex_);
+      stats_.prompt_tokens += length;
+    }
+    if (sequence.limit == 0) {
+      release(sequence, FinishReason::Length);
+      continue;
+    }
+    try {
+      transformer_.prefill(sequence.spec.prompt_ids, cache_, sequence.slot, logits_.data());
+    } catch (const std::exception& e) {
+      spdlog::error("prefill failed: {}", e.what());
+      release(sequence, FinishReason::Error, e.what());
+      continue;
+    }
+    if (take_token(sequence, logits_.data())) running_.push_back(std::move(sequence));
+  }
+}
+
+bool Engine::take_token(Sequence& sequence, const float* logits) {
+  const int32_t token = sequence.sampler.sample({logits, static_cast<size_t>(model_.config.vocab_size)});
+  if (is_end_token(model_.tokenizer, token)) {
+    release(sequence, FinishReason::Stop);
+    return false;
+  }
+  sequence.stream->push(token);
+  sequence.next_input = token;
+  ++sequence.generated;
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.generated_tokens;
+  }
+  if (sequence.generated == sequence.limit) {
+    release(sequence, FinishReason::Length);
+    return false;
+  }
+  return true;
+}
+
+void Engine::release(Sequence& sequence, FinishReason reason, const std::string& error) {
+  // The slot is free, and counted free, before the client learns the request has ended.
+  cache_.reset(sequence.slot);
+  free_slots_.push_back(sequence.slot);
+  publish_slots();
+  sequence.stream->finish(reason, error);
+  sequence.stream = nullptr;
+}
+
+}  // namespace snapstream

@@ -1,0 +1,105 @@
+// The serving engine: a thread that runs engine steps over a fixed set of sequence slots
+// (continuous batching), and a thread-safe submit/cancel/stream API for clients.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "kernels/thread_pool.h"
+#include "runtime/errors.h"
+#include "runtime/model.h"
+#include "runtime/request_stream.h"
+#include "runtime/slot_kv_cache.h"
+#include "runtime/transformer.h"
+
+namespace snapstream {
+
+// The waiting queue is full: the client should retry later (HTTP 429/503).
+class QueueFullError : public Error {
+ public:
+  using Error::Error;
+};
+
+struct EngineOptions {
+  int64_t slots = 8;                    // sequences decoded together at most
+  int64_t max_waiting = 256;            // requests queued for a slot at most
+  int64_t prefill_token_budget = 2048;  // prompt tokens prefilled per step (see scheduler.h)
+  SnapStreamConfig cache;               // resolved against the model at start
+};
+
+struct EngineStats {
+  int64_t running = 0;  // slots holding a sequence
+  int64_t waiting = 0;
+  int64_t free_slots = 0;
+  int64_t steps = 0;              // engine steps that did work
+  int64_t generated_tokens = 0;
+  int64_t prompt_tokens = 0;
+};
+
+class Engine {
+ public:
+  Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Queues a request. Throws InvalidRequestError for a prompt that is empty, too long for the
+  // context or holds unknown ids, or bad sampling values; QueueFullError when the queue is full.
+  std::shared_ptr<RequestStream> submit(RequestSpec spec);
+
+  EngineStats stats() const;
+  const SlotKvCache& cache() const { return cache_; }
+  // Stops the engine thread; requests not yet finished end as cancelled.
+  void shutdown();
+
+ private:
+  struct Sequence {
+    std::shared_ptr<RequestStream> stream;
+    RequestSpec spec;
+    Sampler sampler;
+    int64_t slot = 0;
+    int64_t limit = 0;        // tokens it may generate
+    int64_t generated = 0;
+    int32_t next_input = 0;   // the last sampled token, fed at the next decode
+  };
+  struct Waiting {
+    std::shared_ptr<RequestStream> stream;
+    RequestSpec spec;
+  };
+
+  void loop();
+  void step();
+  void reap_cancelled();
+  void decode_running();
+  void admit_waiting();
+  // Samples from `logits`, streams the token and finishes the sequence when it stops.
+  // Returns false when the sequence has finished.
+  bool take_token(Sequence& sequence, const float* logits);
+  void release(Sequence& sequence, FinishReason reason, const std::string& error = {});
+  // Copies the slot counts into the stats clients read.
+  void publish_slots();
+
+  const Model& model_;
+  EngineOptions options_;
+  SlotKvCache cache_;
+  Transformer transformer_;
+  std::vector<float> logits_;
+
+  mutable std::mutex mutex_;  // guards waiting_, stopping_ and the stats
+  std::condition_variable work_;
+  std::deque<Waiting> waiting_;
+  bool stopping_ = false;
+  EngineStats stats_;
+
+  // Owned by the engine thread.
+  std::vector<Sequence> running_;
+  std::vector<int64_t> free_slots_;
+  std::thread thread_;
+};
+
+}  // namespace snapstream

@@ -1,0 +1,65 @@
+// The producer/consumer hand-off of one request's tokens.
+#include "runtime/request_stream.h"
+
+namespace snapstream {
+
+std::string_view finish_reason_name(FinishReason reason) {
+  switch (reason) {
+    case FinishReason::Stop: return "stop";
+    case FinishReason::Length: return "length";
+    case FinishReason::Cancelled: return "cancelled";
+    case FinishReason::Error: return "error";
+  }
+  return "error";
+}
+
+std::optional<int32_t> RequestStream::next(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  ready_.wait_for(lock, timeout, [this] { return !tokens_.empty() || finished_; });
+  if (tokens_.empty()) return std::nullopt;
+  const int32_t token = tokens_.front();
+  tokens_.pop_front();
+  return token;
+}
+
+bool RequestStream::finished() const {
+  std::lock_guard lock(mutex_);
+  return finished_ && tokens_.empty();
+}
+
+FinishReason RequestStream::finish_reason() const {
+  std::lock_guard lock(mutex_);
+  return reason_;
+}
+
+std::string RequestStream::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+std::vector<int32_t> RequestStream::collect() {
+  std::vector<int32_t> tokens;
+  while (const auto token = next()) tokens.push_back(*token);
+  return tokens;
+}
+
+void RequestStream::push(int32_t token) {
+  {
+    std::lock_guard lock(mutex_);
+    tokens_.push_back(token);
+  }
+  ready_.notify_all();
+}
+
+void RequestStream::finish(FinishReason reason, std::string error) {
+  {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    finished_ = true;
+    reason_ = reason;
+    error_ = std::move(error);
+  }
+  ready_.notify_all();
+}
+
+}  // namespace snapstream

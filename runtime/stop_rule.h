@@ -1,0 +1,22 @@
+// When a sequence stops: the rule shared by one-off generation and the batching engine.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "runtime/tokenizer.h"
+
+namespace snapstream {
+
+// EOS ends a sequence, and so does BOS: a generated BOS means a new document has begun.
+inline bool is_end_token(const Tokenizer& tokenizer, int32_t token) {
+  return token == tokenizer.eos_id() || token == tokenizer.bos_id();
+}
+
+// The most tokens a prompt may generate: what was asked, within what the context leaves.
+// The last generated token is never fed back, so it needs no position of its own.
+inline int64_t generation_limit(int64_t requested, int64_t prompt_length, int64_t context_length) {
+  return std::max<int64_t>(0, std::min(requested, context_length - prompt_length));
+}
+
+}  // namespace snapstream

@@ -1,0 +1,138 @@
+// Continuous batching is invisible: requests run through a few shared slots produce exactly
+// the tokens each produces alone, slots are reused without leaking one request's cache into
+// the next, and cancellation, queue limits and bad requests behave.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "runtime/engine.h"
+#include "runtime/generator.h"
+#include "tests/support/test_paths.h"
+
+using namespace snapstream;
+
+namespace {
+// 24 prompts of mixed lengths (1 to ~300 tokens) cut from the golden stories.
+std::vector<RequestSpec> mixed_requests(const Model& model, const std::filesystem::path& models) {
+  std::ifstream in(models / "stories260K.golden.json");
+  const auto golden = nlohmann::json::parse(in);
+  std::string text;
+  for (const auto& c : golden.at("cases")) text += c.at("text").get<std::string>() + "\n";
+  const auto ids = model.tokenizer.encode(text, true);
+  std::vector<RequestSpec> specs;
+  for (int i = 0; i < 24; ++i) {
+    RequestSpec spec;
+    const size_t length = 1 + static_cast<size_t>((i * 37) % 300);
+    spec.prompt_ids.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(length));
+    spec.max_tokens = 10 + (i * 53) % 150;
+    specs.push_back(spec);
+  }
+  return specs;
+}
+}  // namespace
+
+TEST_CASE("24 requests through 8 slots give each request's solo tokens", "[engine]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(2);
+  const bool full_cache = GENERATE(true, false);
+  INFO((full_cache ? "full cache" : "SnapStream C = 128"));
+  SnapStreamConfig cache;
+  cache.full_cache = full_cache;
+  cache.capacity = 128;
+  const auto specs = mixed_requests(*model, *models);
+
+  std::vector<GenerationResult> solo;
+  for (const auto& spec : specs) {
+    GenerationOptions options;
+    options.max_tokens = spec.max_tokens;
+    options.cache = cache;
+    solo.push_back(generate(*model, pool, spec.prompt_ids, options));
+  }
+
+  Engine engine(*model, pool, {8, 64, 256, cache});
+  std::vector<std::shared_ptr<RequestStream>> streams;
+  for (const auto& spec : specs) streams.push_back(engine.submit(spec));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    INFO("request " << i << ", prompt " << specs[i].prompt_ids.size() << " tokens");
+    CHECK(streams[i]->collect() == solo[i].ids);
+    CHECK(finish_reason_name(streams[i]->finish_reason()) == solo[i].finish_reason);
+  }
+  const EngineStats stats = engine.stats();
+  CHECK(stats.running == 0);
+  CHECK(stats.waiting == 0);
+  CHECK(stats.free_slots == 8);
+}
+
+TEST_CASE("a cancelled request frees its slot and the next request starts clean", "[engine]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(2);
+  SnapStreamConfig cache;
+  Engine engine(*model, pool, {1, 4, 256, cache});
+  RequestSpec spec;
+  spec.prompt_ids = model->tokenizer.encode("Once upon a time", true);
+  spec.max_tokens = 400;
+  const auto first = engine.submit(spec);
+  const auto queued = engine.submit(spec);  // waits: the only slot is busy
+  REQUIRE(first->next().has_value());
+  first->cancel();
+  while (first->next()) {
+  }
+  CHECK(first->finish_reason() == FinishReason::Cancelled);
+  // The slot's next user gets exactly what it would get alone.
+  GenerationOptions options;
+  options.max_tokens = spec.max_tokens;
+  options.cache = cache;
+  CHECK(queued->collect() == generate(*model, pool, spec.prompt_ids, options).ids);
+
+  queued->cancel();  // cancelling a finished request changes nothing
+  CHECK(queued->finish_reason() != FinishReason::Cancelled);
+}
+
+TEST_CASE("the engine rejects bad requests and a full queue", "[engine]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(1);
+  Engine engine(*model, pool, {1, 1, 256, {}});
+  RequestSpec empty;
+  CHECK_THROWS_AS(engine.submit(empty), InvalidRequestError);
+  RequestSpec unknown;
+  unknown.prompt_ids = {1, 100000};
+  CHECK_THROWS_AS(engine.submit(unknown), InvalidRequestError);
+  RequestSpec too_long;
+  too_long.prompt_ids.assign(static_cast<size_t>(model->config.context_length), 300);
+  CHECK_THROWS_AS(engine.submit(too_long), InvalidRequestError);
+  RequestSpec bad_sampling;
+  bad_sampling.prompt_ids = {1};
+  bad_sampling.sampling.top_p = 2.0f;
+  CHECK_THROWS_AS(engine.submit(bad_sampling), InvalidRequestError);
+
+  RequestSpec ok;
+  ok.prompt_ids = {1};
+  ok.max_tokens = 300;
+  std::vector<std::shared_ptr<RequestStream>> accepted;
+  bool refused = false;
+  for (int i = 0; i < 10 && !refused; ++i) {
+    try {
+      accepted.push_back(engine.submit(ok));
+    } catch (const QueueFullError&) {
+      refused = true;
+    }
+  }
+  CHECK(refused);
+  for (auto& stream : accepted) {
+    stream->collect();
+    CHECK(stream->finish_reason() != FinishReason::Error);
+  }
+  RequestSpec zero;
+  zero.prompt_ids = {1};
+  zero.max_tokens = 0;
+  const auto none = engine.submit(zero);
+  CHECK(none->collect().empty());
+  CHECK(none->finish_reason() == FinishReason::Length);
+}
