@@ -2,6 +2,7 @@
 // make-model -> info -> generate, and one-line errors with exit code 2 for broken files.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/test_paths.h"
@@ -108,4 +109,43 @@ TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]")
   for (const char* key : {"prefill_tokens_per_s", "decode_tokens_per_s", "memory_read_bytes_per_s", "decode_roofline_share"})
     CHECK(out.at(key).get<double>() > 0.0);
   CHECK(out.at("weight_bytes_per_token").get<int64_t>() > 1000000);
+}
+
+TEST_CASE("batch runs the golden prompts together and reports them in input order", "[e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  std::ifstream in(*models / "stories260K.golden.json");
+  const auto golden = nlohmann::json::parse(in);
+  test::TempDir dir;
+  {
+    std::ofstream prompts(dir / "prompts.jsonl");
+    for (const auto& c : golden.at("cases"))
+      prompts << nlohmann::json{{"prompt", c.at("prompt")}, {"max_tokens", c.at("max_tokens")}}.dump() << "\n";
+  }
+  const auto result = test::run_command(binary() + " batch --json --full-cache --slots 3 --model " +
+                                        quote((*models / "stories260K.bin").string()) + " --prompts " +
+                                        quote((dir / "prompts.jsonl").string()));
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  std::istringstream lines(result.out);
+  std::string line;
+  size_t index = 0;
+  for (const auto& c : golden.at("cases")) {
+    REQUIRE(std::getline(lines, line));
+    const auto out = nlohmann::json::parse(line);
+    CHECK(out.at("index") == index++);
+    CHECK(out.at("ids") == c.at("greedy_ids"));
+    CHECK(out.at("finish_reason") == c.at("finish_reason"));
+  }
+  REQUIRE(std::getline(lines, line));
+  CHECK(nlohmann::json::parse(line).at("aggregate").at("tokens_per_s").get<double>() > 0.0);
+
+  {
+    std::ofstream bad(dir / "bad.jsonl");
+    bad << "{\"prompt\": \"fine\"}\n{\"prompt\": \"x\", \"max_tokens\": \"many\"}\n";
+  }
+  const auto refused = test::run_command(binary() + " batch --model " + quote((*models / "stories260K.bin").string()) +
+                                         " --prompts " + quote((dir / "bad.jsonl").string()));
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("bad.jsonl:2:") != std::string::npos);
 }

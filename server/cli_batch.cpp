@@ -1,0 +1,103 @@
+// `snapstream batch`: many prompts through the continuous-batching engine at once.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "kernels/thread_pool.h"
+#include "runtime/engine.h"
+#include "runtime/utf8_stream.h"
+#include "server/cache_options.h"
+#include "server/commands.h"
+#include "server/prompt_file.h"
+
+namespace snapstream::server {
+namespace {
+
+struct BatchArgs {
+  std::string model;
+  std::string tokenizer;
+  std::string prompts;
+  int64_t slots = 8;
+  int threads = 0;
+  bool json = false;
+  SnapStreamConfig cache;
+};
+
+std::string decode_text(const Tokenizer& tokenizer, int32_t previous, const std::vector<int32_t>& ids) {
+  Utf8Stream stream;
+  std::string text;
+  for (int32_t id : ids) {
+    text += stream.push(tokenizer.token_bytes(id, previous));
+    previous = id;
+  }
+  return text + stream.finish();
+}
+
+void run_batch(const BatchArgs& args) {
+  const auto prompts = read_prompt_file(args.prompts);
+  const auto model = load_model(args.model, args.tokenizer);
+  kernels::ThreadPool pool(args.threads);
+  EngineOptions options;
+  options.slots = args.slots;
+  options.max_waiting = static_cast<int64_t>(prompts.size());
+  options.cache = args.cache;
+  Engine engine(*model, pool, options);
+  spdlog::info("{} requests, {} slots, KV cache: {}", prompts.size(), args.slots, engine.cache().config().describe());
+
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::vector<int32_t>> prompt_ids;
+  std::vector<std::shared_ptr<RequestStream>> streams;
+  for (const auto& prompt : prompts) {
+    prompt_ids.push_back(model->tokenizer.encode(prompt.prompt, true));
+    streams.push_back(engine.submit({prompt_ids.back(), prompt.max_tokens, prompt.sampling}));
+  }
+  std::vector<std::vector<int32_t>> outputs;
+  int64_t generated = 0;
+  for (auto& stream : streams) {
+    outputs.push_back(stream->collect());
+    generated += static_cast<int64_t>(outputs.back().size());
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    const std::string text = decode_text(model->tokenizer, prompt_ids[i].back(), outputs[i]);
+    const auto reason = finish_reason_name(streams[i]->finish_reason());
+    if (args.json) {
+      nlohmann::json line = {{"index", i}, {"prompt_ids", prompt_ids[i]}, {"ids", outputs[i]}, {"text", text},
+                             {"finish_reason", reason}};
+      if (!streams[i]->error().empty()) line["error"] = streams[i]->error();
+      std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
+      std::cout << "### request " << i << " (" << reason << ")\n" << prompts[i].prompt << text << "\n\n";
+    }
+  }
+  const double tokens_per_s = seconds > 0 ? static_cast<double>(generated) / seconds : 0.0;
+  if (args.json)
+    std::cout << nlohmann::json{{"aggregate", {{"requests", prompts.size()}, {"generated_tokens", generated},
+                                               {"seconds", seconds}, {"tokens_per_s", tokens_per_s}}}}
+                     .dump()
+              << std::endl;
+  spdlog::info("{} requests, {} tokens generated in {:.2f} s: {:.1f} tokens/s aggregate", prompts.size(), generated, seconds,
+               tokens_per_s);
+}
+
+}  // namespace
+
+void add_batch_command(CLI::App& app) {
+  auto args = std::make_shared<BatchArgs>();
+  CLI::App* cmd = app.add_subcommand("batch", "Run many prompts through the continuous-batching engine");
+  cmd->add_option("--model", args->model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--tokenizer", args->tokenizer, "llama2.c tokenizer file")->check(CLI::ExistingFile);
+  cmd->add_option("--prompts", args->prompts, "JSONL file: one {\"prompt\": ...} object per line")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--slots", args->slots, "sequences decoded together at most")->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", args->json, "one JSON object per request in input order, then the aggregate");
+  add_cache_options(cmd, args->cache);
+  cmd->callback([args] { run_batch(*args); });
+}
+
+}  // namespace snapstream::server
