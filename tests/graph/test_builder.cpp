@@ -1,0 +1,82 @@
+// The Llama decoder graph: its ops per layer, tensor-parallel shards and bucket lookup.
+#include <catch2/catch.hpp>
+
+#include "graph/errors.h"
+#include "graph/graph_cache.h"
+#include "graph/llama_builder.h"
+
+using namespace snapstream::graph;
+
+namespace {
+DecoderShape stories_shape() {
+  DecoderShape s;
+  s.dim = 64;
+  s.hidden_dim = 172;
+  s.layers = 5;
+  s.heads = 8;
+  s.kv_heads = 4;
+  s.head_dim = 8;
+  s.vocab = 512;
+  s.kv_capacity = 128;
+  return s;
+}
+
+int64_t count(const Graph& g, OpKind kind) {
+  int64_t n = 0;
+  for (const Op& op : g.flattened()) n += op.kind == kind;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("the decode graph has one attention and seven matmuls per layer", "[graph]") {
+  const Graph g = build_llama_graph(stories_shape(), {Phase::Decode, 4, 1});
+  CHECK(count(g, OpKind::DecodeAttention) == 5);
+  CHECK(count(g, OpKind::CausalAttention) == 0);
+  CHECK(count(g, OpKind::MatMul) == 5 * 7 + 1);
+  CHECK(count(g, OpKind::AllReduce) == 0);
+  CHECK(g.ops.front().kind == OpKind::Embed);
+  const Tensor& logits = g.tensors[static_cast<size_t>(g.ops.back().outputs[0])];
+  CHECK(logits.shape == std::vector<int64_t>{4, 512});
+  CHECK(logits.role == TensorRole::Output);
+}
+
+TEST_CASE("a prefill graph attends causally and keeps one row of logits", "[graph]") {
+  const Graph g = build_llama_graph(stories_shape(), {Phase::Prefill, 1, 128});
+  CHECK(count(g, OpKind::CausalAttention) == 5);
+  const Tensor& logits = g.tensors[static_cast<size_t>(g.ops.back().outputs[0])];
+  CHECK(logits.shape == std::vector<int64_t>{1, 512});
+  CHECK(g.tensors[0].shape == std::vector<int64_t>{128, 64});
+}
+
+TEST_CASE("tensor parallelism splits heads and MLP columns and all-reduces twice per layer", "[graph]") {
+  const int32_t shards = GENERATE(2, 4);
+  const Graph g = build_llama_graph(stories_shape(), {Phase::Decode, 1, 1}, shards);
+  CHECK(count(g, OpKind::AllReduce) == 2 * 5);
+  CHECK(count(g, OpKind::DecodeAttention) == 5 * shards);
+  CHECK(count(g, OpKind::MatMul) == 5 * 7 * shards + 1);
+  for (const Op& op : g.flattened()) {
+    if (op.kind == OpKind::DecodeAttention) {
+      CHECK(op.head_end - op.head_begin == 8 / shards);
+      CHECK(op.kv_head_end - op.kv_head_begin == 4 / shards);
+    }
+    if (op.kind == OpKind::MatMul && op.weight.kind == WeightKind::Down) CHECK(op.weight.col_end - op.weight.col_begin == 172 / shards);
+  }
+  CHECK_THROWS_AS(build_llama_graph(stories_shape(), {Phase::Decode, 1, 1}, 3), GraphError);
+  DecoderShape quantised = stories_shape();
+  quantised.weight_dtype = snapstream::kernels::DType::Q8_0;
+  CHECK_THROWS_AS(build_llama_graph(quantised, {Phase::Decode, 1, 1}, 2), GraphError);  // 86 columns: not whole blocks
+}
+
+TEST_CASE("the graph cache compiles every bucket once and looks up the smallest that fits", "[graph]") {
+  const GraphCache cache(stories_shape(), {{1, 2, 4, 8}, {128, 512}}, {});
+  CHECK(cache.compiles() == 6);
+  CHECK(cache.decode(1).key.batch == 1);
+  CHECK(cache.decode(3).key.batch == 4);
+  CHECK(cache.decode(8).key.batch == 8);
+  CHECK_THROWS_AS(cache.decode(9), GraphError);
+  CHECK(cache.prefill(1).key.length == 128);
+  CHECK(cache.prefill(129).key.length == 512);
+  CHECK_THROWS_AS(cache.prefill(513), GraphError);
+  CHECK(cache.compiles() == 6);  // lookups never compile
+  CHECK(cache.describe().find("decode batch 4 length 1") != std::string::npos);
+}
