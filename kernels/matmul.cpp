@@ -32,7 +32,7 @@ void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, fl
   }
   const int64_t bands = (w.rows + kBandRows - 1) / kBandRows;
   pool.parallel_for(bands, [&](int64_t begin, int64_t end) {
-    std::vector<float> scratch(w.dtype == DType::F32 ? 0 : static_cast<size_t>(kBandRows * w.cols));
+    std::vector<float> scratch(w.dtype == DType::F32 && w.packed() ? 0 : static_cast<size_t>(kBandRows * w.cols));
     for (int64_t band = begin; band < end; ++band) {
       const int64_t row_begin = band * kBandRows;
       const int64_t row_end = std::min(w.rows, row_begin + kBandRows);

@@ -11,53 +11,53 @@
 
 namespace snapstream {
 
-void compact_prompt(kernels::ThreadPool& pool, const ModelConfig& model, DenseKvCache& dense, int64_t length,
-                    const float* window_queries, int64_t window, SlotKvCache& cache, int64_t slot) {
-  const SnapStreamConfig& config = cache.config();
-  const int64_t capacity = config.capacity, kv_heads = model.n_kv_heads, hd = model.head_dim();
-  if (length < 1 || length > dense.capacity()) throw InvalidRequestError("prompt length outside the prefill cache");
-  cache.reset(slot);
-
+void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, const kernels::AttentionShape& shape,
+                   const float* keys, const float* values, int64_t length, const float* window_queries, int64_t window,
+                   const LayerCacheView& cache) {
+  const int64_t capacity = config.capacity, kv_heads = shape.kv_heads, hd = shape.head_dim;
   if (length <= capacity) {
-    for (int64_t layer = 0; layer < model.n_layers; ++layer) {
-      for (int64_t p = 0; p < length; ++p) {
-        kernels::write_slot(dense.keys(layer) + p * model.kv_dim(), kv_heads, hd, capacity, p, cache.keys(slot, layer));
-        kernels::write_slot(dense.values(layer) + p * model.kv_dim(), kv_heads, hd, capacity, p, cache.values(slot, layer));
-        for (int64_t kv = 0; kv < kv_heads; ++kv) {
-          cache.live(slot, layer)[kv * capacity + p] = 1;
-          cache.positions(slot, layer)[kv * capacity + p] = static_cast<int32_t>(p);
-        }
+    for (int64_t p = 0; p < length; ++p) {
+      kernels::write_slot(keys + p * shape.kv_width(), kv_heads, hd, capacity, p, cache.keys);
+      kernels::write_slot(values + p * shape.kv_width(), kv_heads, hd, capacity, p, cache.values);
+      for (int64_t kv = 0; kv < kv_heads; ++kv) {
+        cache.live[kv * capacity + p] = 1;
+        cache.positions[kv * capacity + p] = static_cast<int32_t>(p);
       }
     }
-    cache.state(slot) = {length, length, 0};
     return;
   }
-
   if (window < 1 || window > length || window_queries == nullptr)
     throw InvalidRequestError("SnapKV selection needs the queries of an observation window inside the prompt");
   const int64_t sink = config.sink, ring = config.ring, compressed = config.compressed();
-  const kernels::AttentionShape shape{model.n_heads, kv_heads, hd};
   std::vector<float> scores(static_cast<size_t>(kv_heads * length)), pooled(scores.size());
-  std::vector<int32_t> selected(static_cast<size_t>(kv_heads * compressed));
-  std::vector<int32_t> kept(static_cast<size_t>(capacity));
-  for (int64_t layer = 0; layer < model.n_layers; ++layer) {
-    kernels::snapkv_scores(pool, window_queries + layer * window * model.dim, window, length - window, dense.keys(layer),
-                           length, shape, scores.data());
-    kernels::pool_scores(scores.data(), kv_heads, length, sink, length - ring, config.pool_kernel, config.pool, pooled.data());
-    kernels::select_top_k(pooled.data(), kv_heads, length, sink, length - ring, compressed, selected.data());
-    for (int64_t kv = 0; kv < kv_heads; ++kv) {
-      std::iota(kept.begin(), kept.begin() + sink, 0);
-      std::copy_n(selected.begin() + kv * compressed, compressed, kept.begin() + sink);
-      std::iota(kept.begin() + sink + compressed, kept.end(), static_cast<int32_t>(length - ring));
-      kernels::gather_positions(dense.keys(layer), length, kv_heads, hd, kv, kept.data(), capacity, capacity, 0,
-                                cache.keys(slot, layer));
-      kernels::gather_positions(dense.values(layer), length, kv_heads, hd, kv, kept.data(), capacity, capacity, 0,
-                                cache.values(slot, layer));
-      std::copy(kept.begin(), kept.end(), cache.positions(slot, layer) + kv * capacity);
-      std::fill_n(cache.live(slot, layer) + kv * capacity, capacity, uint8_t{1});
-    }
+  std::vector<int32_t> selected(static_cast<size_t>(kv_heads * compressed)), kept(static_cast<size_t>(capacity));
+  kernels::snapkv_scores(pool, window_queries, window, length - window, keys, length, shape, scores.data());
+  kernels::pool_scores(scores.data(), kv_heads, length, sink, length - ring, config.pool_kernel, config.pool, pooled.data());
+  kernels::select_top_k(pooled.data(), kv_heads, length, sink, length - ring, compressed, selected.data());
+  for (int64_t kv = 0; kv < kv_heads; ++kv) {
+    std::iota(kept.begin(), kept.begin() + sink, 0);
+    std::copy_n(selected.begin() + kv * compressed, compressed, kept.begin() + sink);
+    std::iota(kept.begin() + sink + compressed, kept.end(), static_cast<int32_t>(length - ring));
+    kernels::gather_positions(keys, length, kv_heads, hd, kv, kept.data(), capacity, capacity, 0, cache.keys);
+    kernels::gather_positions(values, length, kv_heads, hd, kv, kept.data(), capacity, capacity, 0, cache.values);
+    std::copy(kept.begin(), kept.end(), cache.positions + kv * capacity);
+    std::fill_n(cache.live + kv * capacity, capacity, uint8_t{1});
   }
-  cache.state(slot) = {length, capacity, 0};
+}
+
+SequenceState state_after_prompt(const SnapStreamConfig& config, int64_t length) {
+  return {length, std::min(length, config.capacity), 0};
+}
+
+void compact_prompt(kernels::ThreadPool& pool, const ModelConfig& model, DenseKvCache& dense, int64_t length,
+                    const float* window_queries, int64_t window, SlotKvCache& cache, int64_t slot) {
+  if (length < 1 || length > dense.capacity()) throw InvalidRequestError("prompt length outside the prefill cache");
+  cache.reset(slot);
+  const kernels::AttentionShape shape{model.n_heads, model.n_kv_heads, model.head_dim()};
+  for (int64_t layer = 0; layer < model.n_layers; ++layer)
+    compact_layer(pool, cache.config(), shape, dense.keys(layer), dense.values(layer), length,
+                  window_queries + layer * window * model.dim, window, cache.layer_view(slot, layer));
+  cache.state(slot) = state_after_prompt(cache.config(), length);
 }
 
 }  // namespace snapstream

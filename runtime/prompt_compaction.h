@@ -1,9 +1,10 @@
-// The end of prefill: a prompt's keys and values move from the dense prefill cache into its
+// The end of prefill: a prompt's keys and values move from the dense prefill layout into its
 // sequence slot, compressed by SnapKV selection when the prompt is longer than the capacity.
 #pragma once
 
 #include <cstdint>
 
+#include "kernels/attention_shape.h"
 #include "kernels/thread_pool.h"
 #include "runtime/kv_cache.h"
 #include "runtime/model_config.h"
@@ -11,11 +12,20 @@
 
 namespace snapstream {
 
-// `dense` holds positions 0..length-1 of every layer. window_queries is
-// [layers][window][dim]: the rotated queries of the last `window` prompt positions.
-// A prompt of at most C tokens is copied in position order. A longer one keeps per KV head
-// the S sink positions, the K best-scoring candidates of [S, length - R) in ascending order,
-// and the last R positions in the ring (whose oldest entry is then the ring's first slot).
+// One layer for a contiguous range of KV heads (all of them, or one tensor-parallel shard's).
+// keys/values are [length][shape.kv_width()], window_queries [window][shape.q_width()] (the
+// rotated queries of the last `window` prompt positions), and `cache` points at the range's
+// first KV head. A prompt of at most C tokens is copied in position order. A longer one keeps,
+// per KV head, the S sink positions, the K best-scoring candidates of [S, length - R) in
+// ascending order, and the last R positions in the ring (its oldest entry in the ring's first slot).
+void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, const kernels::AttentionShape& shape,
+                   const float* keys, const float* values, int64_t length, const float* window_queries, int64_t window,
+                   const LayerCacheView& cache);
+
+// The sequence state a slot holds after compacting a prompt of `length` tokens.
+SequenceState state_after_prompt(const SnapStreamConfig& config, int64_t length);
+
+// Every layer of a prompt prefilled into `dense`, with window_queries [layers][window][dim].
 void compact_prompt(kernels::ThreadPool& pool, const ModelConfig& model, DenseKvCache& dense, int64_t length,
                     const float* window_queries, int64_t window, SlotKvCache& cache, int64_t slot);
 

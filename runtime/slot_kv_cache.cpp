@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "kernels/kv_slots.h"
 #include "runtime/errors.h"
 
 namespace snapstream {
@@ -35,6 +36,16 @@ int64_t SlotKvCache::next_write_slot(int64_t slot) {
   if (s.filled < config_.capacity) return s.filled++;
   const int64_t ring_start = config_.capacity - config_.ring;
   return ring_start + (s.ring_writes++ % config_.ring);
+}
+
+void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t slot,
+                 int64_t position, const float* key, const float* value) {
+  kernels::write_slot(key, kv_heads, head_dim, capacity, slot, view.keys);
+  kernels::write_slot(value, kv_heads, head_dim, capacity, slot, view.values);
+  for (int64_t kv = 0; kv < kv_heads; ++kv) {
+    view.live[kv * capacity + slot] = 1;
+    view.positions[kv * capacity + slot] = static_cast<int32_t>(position);
+  }
 }
 
 int64_t SlotKvCache::bytes_per_slot() const { return 2 * layers_ * layer_floats_ * static_cast<int64_t>(sizeof(float)); }

@@ -18,6 +18,25 @@ struct SequenceState {
   int64_t ring_writes = 0;  // writes into the ring once the cache is full
 };
 
+// One layer of one sequence's cache, all KV heads: [kv_heads][capacity] slots.
+struct LayerCacheView {
+  float* keys = nullptr;       // [kv_heads][capacity][head_dim]
+  float* values = nullptr;
+  uint8_t* live = nullptr;     // [kv_heads][capacity]
+  int32_t* positions = nullptr;
+
+  // The same view starting at KV head `first` (for a tensor-parallel shard).
+  LayerCacheView from_head(int64_t first, int64_t capacity, int64_t head_dim) const {
+    return {keys + first * capacity * head_dim, values + first * capacity * head_dim, live + first * capacity,
+            positions + first * capacity};
+  }
+};
+
+// Writes one token's keys and values ([kv_heads][head_dim] each) into `slot` of a layer view
+// and marks the slot live at `position`.
+void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t slot,
+                 int64_t position, const float* key, const float* value);
+
 class SlotKvCache {
  public:
   // `config` must be resolved for `model`'s context length.
@@ -33,6 +52,9 @@ class SlotKvCache {
   int32_t* positions(int64_t slot, int64_t layer) { return positions_.data() + marker_offset(slot, layer); }
   const int32_t* positions(int64_t slot, int64_t layer) const { return positions_.data() + marker_offset(slot, layer); }
   kernels::CacheView view(int64_t slot, int64_t layer) const;
+  LayerCacheView layer_view(int64_t slot, int64_t layer) {
+    return {keys(slot, layer), values(slot, layer), live(slot, layer), positions(slot, layer)};
+  }
   SequenceState& state(int64_t slot) { return states_.at(static_cast<size_t>(slot)); }
 
   // Empties a slot for its next sequence: nothing of the previous one stays live.

@@ -7,7 +7,6 @@
 #include "kernels/attention.h"
 #include "kernels/decode_attention.h"
 #include "kernels/dequantize.h"
-#include "kernels/kv_slots.h"
 #include "kernels/matmul.h"
 #include "kernels/rmsnorm.h"
 #include "kernels/rope.h"
@@ -146,15 +145,10 @@ void Transformer::decode(std::span<const DecodeInput> batch, SlotKvCache& cache,
     }
     kernels::decode_attention(pool_, b, q_.data(), k_.data(), v_.data(), views.data(), capacity, shape, attention_.data());
     // Written only now, so a ring entry this token evicts was still seen by its own attention.
-    for (int64_t i = 0; i < b; ++i) {
-      const int64_t slot = batch[static_cast<size_t>(i)].slot, target = write_slots[static_cast<size_t>(i)];
-      kernels::write_slot(k_.data() + i * kv_dim, c.n_kv_heads, c.head_dim(), capacity, target, cache.keys(slot, l));
-      kernels::write_slot(v_.data() + i * kv_dim, c.n_kv_heads, c.head_dim(), capacity, target, cache.values(slot, l));
-      for (int64_t kv = 0; kv < c.n_kv_heads; ++kv) {
-        cache.live(slot, l)[kv * capacity + target] = 1;
-        cache.positions(slot, l)[kv * capacity + target] = static_cast<int32_t>(positions[static_cast<size_t>(i)]);
-      }
-    }
+    for (int64_t i = 0; i < b; ++i)
+      store_token(cache.layer_view(batch[static_cast<size_t>(i)].slot, l), c.n_kv_heads, c.head_dim(), capacity,
+                  write_slots[static_cast<size_t>(i)], positions[static_cast<size_t>(i)], k_.data() + i * kv_dim,
+                  v_.data() + i * kv_dim);
     kernels::matmul(pool_, attention_.data(), b, layer.wo, projected_.data(), rows_only);
     add_into(x_.data(), projected_.data(), b * dim);
     mlp_block(layer, b, rows_only);

@@ -1,5 +1,5 @@
-// Prefill GEMM on Eigen's blocked kernels; quantised weights are expanded a band at a time
-// so the f32 copy stays in cache.
+// Prefill GEMM on Eigen's blocked kernels; quantised (or column-sliced) weights are expanded a
+// band at a time so the f32 copy stays in cache.
 #include "kernels/cpu/gemm.h"
 
 #include <Eigen/Core>
@@ -13,7 +13,7 @@ void gemm_band(const float* x, int64_t m, const WeightView& w, int64_t row_begin
   using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const int64_t band = row_end - row_begin;
   const float* weights;
-  if (w.dtype == DType::F32) {
+  if (w.dtype == DType::F32 && w.packed()) {
     weights = reinterpret_cast<const float*>(w.row(row_begin));
   } else {
     dequantize_rows(w, row_begin, row_end, scratch);
