@@ -2,6 +2,8 @@
 // calls per token and a sleeping wake-up costs more than the work of a small matrix.
 #include "kernels/thread_pool.h"
 
+#include "kernels/errors.h"
+
 #include <algorithm>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -43,6 +45,12 @@ void ThreadPool::run_share(int share, int shares) {
 
 void ThreadPool::parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per_item) {
   if (items <= 0) return;
+  if (busy_.exchange(true, std::memory_order_acquire))
+    throw KernelArgumentError("ThreadPool::parallel_for: the pool is already running a job from another thread");
+  struct Release {
+    std::atomic<bool>& flag;
+    ~Release() { flag.store(false, std::memory_order_release); }
+  } release{busy_};
   const int64_t total_cost = items * std::max<int64_t>(1, cost_per_item);
   const int shares = static_cast<int>(std::min<int64_t>({size(), items, std::max<int64_t>(1, total_cost / kMinShareCost)}));
   if (shares == 1) {

@@ -26,6 +26,7 @@ class ThreadPool {
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
   // Splits [0, items) into at most size() contiguous shares and waits for all of them.
+  // A call from a second thread while one runs throws KernelArgumentError.
   // `cost_per_item` (roughly multiply-adds) keeps small jobs on the calling thread, where a
   // hand-off would cost more than the work. Calls must not nest, and only one thread may call at a time.
   void parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per_item = kMinShareCost);
@@ -43,6 +44,7 @@ class ThreadPool {
   std::condition_variable done_cv_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
+  std::atomic<bool> busy_{false};
   bool stopping_ = false;
   const RangeFn* job_ = nullptr;
   int64_t job_items_ = 0;

@@ -16,7 +16,7 @@ Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions opti
     : model_(model),
       options_(options),
       cache_(model.config, options.cache.resolved(model.config.context_length), options.slots),
-      transformer_(model, pool) {
+      runner_(model, pool, cache_, options.graphs) {
   if (options_.max_waiting < 0) throw ConfigError("the waiting queue size must be >= 0");
   if (options_.prefill_token_budget < 1) throw ConfigError("the prefill token budget must be >= 1");
   for (int64_t slot = options_.slots - 1; slot >= 0; --slot) free_slots_.push_back(slot);
@@ -112,7 +112,7 @@ void Engine::decode_running() {
   for (const auto& sequence : running_) batch.push_back({sequence.next_input, sequence.slot});
   logits_.resize(batch.size() * static_cast<size_t>(model_.config.vocab_size));
   try {
-    transformer_.decode(batch, cache_, logits_.data());
+    runner_.decode(batch, logits_.data());
   } catch (const std::exception& e) {
     spdlog::error("decode step failed: {}", e.what());
     for (auto& sequence : running_) release(sequence, FinishReason::Error, e.what());
@@ -153,7 +153,7 @@ void Engine::admit_waiting() {
       continue;
     }
     try {
-      transformer_.prefill(sequence.spec.prompt_ids, cache_, sequence.slot, logits_.data());
+      runner_.prefill(sequence.spec.prompt_ids, sequence.slot, logits_.data());
     } catch (const std::exception& e) {
       spdlog::error("prefill failed: {}", e.what());
       release(sequence, FinishReason::Error, e.what());

@@ -15,7 +15,7 @@
 #include "runtime/model.h"
 #include "runtime/request_stream.h"
 #include "runtime/slot_kv_cache.h"
-#include "runtime/transformer.h"
+#include "runtime/graph_runner.h"
 
 namespace snapstream {
 
@@ -30,6 +30,7 @@ struct EngineOptions {
   int64_t max_waiting = 256;            // requests queued for a slot at most
   int64_t prefill_token_budget = 2048;  // prompt tokens prefilled per step (see scheduler.h)
   SnapStreamConfig cache;               // resolved against the model at start
+  GraphPlan graphs;                     // buckets and tensor parallelism of the compiled graphs
 };
 
 struct EngineStats {
@@ -54,6 +55,7 @@ class Engine {
 
   EngineStats stats() const;
   const SlotKvCache& cache() const { return cache_; }
+  const GraphRunner& runner() const { return runner_; }
   // Stops the engine thread; requests not yet finished end as cancelled.
   void shutdown();
 
@@ -87,7 +89,7 @@ class Engine {
   const Model& model_;
   EngineOptions options_;
   SlotKvCache cache_;
-  Transformer transformer_;
+  GraphRunner runner_;
   std::vector<float> logits_;
 
   mutable std::mutex mutex_;  // guards waiting_, stopping_ and the stats

@@ -8,7 +8,7 @@
 #include "runtime/errors.h"
 #include "runtime/slot_kv_cache.h"
 #include "runtime/stop_rule.h"
-#include "runtime/transformer.h"
+#include "runtime/graph_runner.h"
 
 namespace snapstream {
 namespace {
@@ -42,11 +42,11 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
   result.finish_reason = "length";
   const int64_t max_tokens = generation_limit(options.max_tokens, prompt_length, context);
   SlotKvCache cache(model.config, options.cache.resolved(context), 1);
-  Transformer transformer(model, pool);
+  GraphRunner runner(model, pool, cache, {{1}, {}, 1, true});
   std::vector<float> logits(static_cast<size_t>(model.config.vocab_size));
 
   auto start = std::chrono::steady_clock::now();
-  transformer.prefill(prompt_ids, cache, 0, logits.data());
+  runner.prefill(prompt_ids, 0, logits.data());
   result.prefill_seconds = seconds_since(start);
   result.first_logits = logits;
 
@@ -61,7 +61,7 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
     if (on_token) on_token(next);
     if (static_cast<int64_t>(result.ids.size()) == max_tokens) break;
     const DecodeInput step[1] = {{next, 0}};
-    transformer.decode(step, cache, logits.data());
+    runner.decode(step, logits.data());
     ++result.decode_steps;
   }
   result.decode_seconds = seconds_since(start);

@@ -10,15 +10,10 @@
 #include "kernels/thread_pool.h"
 #include "runtime/kv_cache.h"
 #include "runtime/model.h"
+#include "runtime/graph_runner.h"
 #include "runtime/slot_kv_cache.h"
 
 namespace snapstream {
-
-// One sequence's token in a decode step; its position is the slot's current length.
-struct DecodeInput {
-  int32_t token = 0;
-  int64_t slot = 0;
-};
 
 class Transformer {
  public:

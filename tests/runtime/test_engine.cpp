@@ -52,7 +52,10 @@ TEST_CASE("24 requests through 8 slots give each request's solo tokens", "[engin
     solo.push_back(generate(*model, pool, spec.prompt_ids, options));
   }
 
-  Engine engine(*model, pool, {8, 64, 256, cache});
+  EngineOptions options;
+  options.slots = 8;
+  options.cache = cache;
+  Engine engine(*model, pool, options);
   std::vector<std::shared_ptr<RequestStream>> streams;
   for (const auto& spec : specs) streams.push_back(engine.submit(spec));
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -72,10 +75,19 @@ TEST_CASE("a cancelled request frees its slot and the next request starts clean"
   const auto model = load_model((*models / "stories260K.gguf").string());
   kernels::ThreadPool pool(2);
   SnapStreamConfig cache;
-  Engine engine(*model, pool, {1, 4, 256, cache});
   RequestSpec spec;
   spec.prompt_ids = model->tokenizer.encode("Once upon a time", true);
   spec.max_tokens = 400;
+  GenerationOptions options;
+  options.max_tokens = spec.max_tokens;
+  options.cache = cache;
+  const auto alone = generate(*model, pool, spec.prompt_ids, options).ids;  // before the engine shares the pool
+
+  EngineOptions engine_options;
+  engine_options.slots = 1;
+  engine_options.max_waiting = 4;
+  engine_options.cache = cache;
+  Engine engine(*model, pool, engine_options);
   const auto first = engine.submit(spec);
   const auto queued = engine.submit(spec);  // waits: the only slot is busy
   REQUIRE(first->next().has_value());
@@ -84,10 +96,7 @@ TEST_CASE("a cancelled request frees its slot and the next request starts clean"
   }
   CHECK(first->finish_reason() == FinishReason::Cancelled);
   // The slot's next user gets exactly what it would get alone.
-  GenerationOptions options;
-  options.max_tokens = spec.max_tokens;
-  options.cache = cache;
-  CHECK(queued->collect() == generate(*model, pool, spec.prompt_ids, options).ids);
+  CHECK(queued->collect() == alone);
 
   queued->cancel();  // cancelling a finished request changes nothing
   CHECK(queued->finish_reason() != FinishReason::Cancelled);
@@ -98,7 +107,10 @@ TEST_CASE("the engine rejects bad requests and a full queue", "[engine]") {
   if (!models) return;
   const auto model = load_model((*models / "stories260K.gguf").string());
   kernels::ThreadPool pool(1);
-  Engine engine(*model, pool, {1, 1, 256, {}});
+  EngineOptions options;
+  options.slots = 1;
+  options.max_waiting = 1;
+  Engine engine(*model, pool, options);
   RequestSpec empty;
   CHECK_THROWS_AS(engine.submit(empty), InvalidRequestError);
   RequestSpec unknown;

@@ -1,0 +1,145 @@
+// Op-by-op execution. Padded rows of a bucket run through the matmuls like real ones (the
+// shapes are static) but never touch a KV cache, and their results are never read.
+#include "graph/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "graph/errors.h"
+#include "kernels/attention.h"
+#include "kernels/dequantize.h"
+#include "kernels/matmul.h"
+#include "kernels/rmsnorm.h"
+#include "kernels/rope.h"
+#include "kernels/swiglu.h"
+
+namespace snapstream::graph {
+
+float* Executor::tensor(int32_t id) const {
+  const Tensor& t = graph_->tensors[static_cast<size_t>(id)];
+  return reinterpret_cast<float*>(arena_ + t.offset);
+}
+
+int64_t Executor::width(int32_t id) const { return graph_->tensors[static_cast<size_t>(id)].shape.back(); }
+
+const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena) {
+  graph_ = &graph;
+  bindings_ = &bindings;
+  rows_ = &rows;
+  arena_ = arena;
+  bucket_rows_ = graph.key.batch * graph.key.length;
+  real_rows_ = static_cast<int64_t>(rows.tokens.size());
+  if (real_rows_ < 1 || real_rows_ > bucket_rows_)
+    throw GraphError(std::to_string(real_rows_) + " rows do not fit the graph's bucket of " + std::to_string(bucket_rows_));
+  if (graph.key.phase == Phase::Decode && static_cast<int64_t>(rows.positions.size()) != real_rows_)
+    throw GraphError("a decode step needs one position per sequence");
+  for (const Op& op : graph.ops) {
+    if (op.kind == OpKind::LoopedLayers) {
+      for (int64_t i = 0; i < op.loop_count; ++i)
+        for (const Op& inner : op.body) run_op(inner, op.first_layer + i);
+    } else if (op.kind == OpKind::FusedLayer) {
+      for (const Op& inner : op.body) run_op(inner, op.layer);
+    } else {
+      run_op(op, op.layer);
+    }
+  }
+  return tensor(graph.ops.back().outputs.front());
+}
+
+void Executor::run_op(const Op& op, int64_t layer) {
+  const DecoderShape& s = graph_->shape;
+  const bool decode = graph_->key.phase == Phase::Decode;
+  const int64_t rows = bucket_rows_;
+  auto position = [&](int64_t row) { return decode ? rows_->positions[static_cast<size_t>(row)] : row; };
+  switch (op.kind) {
+    case OpKind::Embed: {
+      const kernels::WeightView table = bindings_->matrix(WeightKind::Embedding, -1);
+      float* x = tensor(op.outputs[0]);
+      for (int64_t r = 0; r < real_rows_; ++r)
+        kernels::dequantize_row(table.dtype, table.row(rows_->tokens[static_cast<size_t>(r)]), s.dim, x + r * s.dim);
+      std::fill(x + real_rows_ * s.dim, x + rows * s.dim, 0.0f);
+      return;
+    }
+    case OpKind::RmsNorm: {
+      const float* weight = bindings_->vector(op.weight.kind, layer);
+      const float* in = tensor(op.inputs[0]);
+      if (op.last_row_only)
+        kernels::rmsnorm(in + (real_rows_ - 1) * s.dim, weight, 1, s.dim, bindings_->norm_eps(), tensor(op.outputs[0]));
+      else
+        kernels::rmsnorm(in, weight, rows, s.dim, bindings_->norm_eps(), tensor(op.outputs[0]));
+      return;
+    }
+    case OpKind::MatMul: {
+      kernels::WeightView w = bindings_->matrix(op.weight.kind, layer);
+      if (op.weight.row_end > op.weight.row_begin) w = w.row_slice(op.weight.row_begin, op.weight.row_end);
+      if (op.weight.col_end > op.weight.col_begin) w = w.column_slice(op.weight.col_begin, op.weight.col_end);
+      const int64_t m = graph_->tensors[static_cast<size_t>(op.inputs[0])].shape.front();
+      // Decode keeps every row's result independent of the batch (see MatmulPath::RowDots).
+      kernels::matmul(pool_, tensor(op.inputs[0]), m, w, tensor(op.outputs[0]),
+                      decode ? kernels::MatmulPath::RowDots : kernels::MatmulPath::Auto);
+      return;
+    }
+    case OpKind::Rope: {
+      const int64_t heads = op.head_end - op.head_begin, kv_heads = op.kv_head_end - op.kv_head_begin;
+      float* q = tensor(op.inputs[0]);
+      float* k = tensor(op.inputs[1]);
+      const int64_t rotated = decode ? real_rows_ : rows;
+      for (int64_t r = 0; r < rotated; ++r) {
+        kernels::rope(q + r * heads * s.head_dim, heads, s.head_dim, position(r), bindings_->rope_theta());
+        kernels::rope(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, position(r), bindings_->rope_theta());
+      }
+      return;
+    }
+    case OpKind::CausalAttention: {
+      const kernels::AttentionShape shard{op.head_end - op.head_begin, op.kv_head_end - op.kv_head_begin, s.head_dim};
+      const float* q = tensor(op.inputs[0]);
+      const float* k = tensor(op.inputs[1]);
+      const float* v = tensor(op.inputs[2]);
+      float* out = tensor(op.outputs[0]);
+      kernels::causal_attention(pool_, q, real_rows_, 0, k, v, shard, out);
+      std::fill(out + real_rows_ * shard.q_width(), out + rows * shard.q_width(), 0.0f);
+      const int64_t window = std::min(bindings_->observation_window(), real_rows_);
+      bindings_->compact(layer, shard, op.kv_head_begin, k, v, real_rows_, q + (real_rows_ - window) * shard.q_width(), window);
+      return;
+    }
+    case OpKind::DecodeAttention: {
+      const kernels::AttentionShape shard{op.head_end - op.head_begin, op.kv_head_end - op.kv_head_begin, s.head_dim};
+      caches_.resize(static_cast<size_t>(bucket_rows_));  // grows once to the largest bucket
+      for (int64_t r = 0; r < real_rows_; ++r) caches_[static_cast<size_t>(r)] = bindings_->cache(r, layer, op.kv_head_begin);
+      const float* k = tensor(op.inputs[1]);
+      const float* v = tensor(op.inputs[2]);
+      float* out = tensor(op.outputs[0]);
+      kernels::decode_attention(pool_, real_rows_, tensor(op.inputs[0]), k, v, caches_.data(), bindings_->cache_capacity(),
+                                shard, out);
+      std::fill(out + real_rows_ * shard.q_width(), out + rows * shard.q_width(), 0.0f);
+      // Stored only now, so a ring entry this token evicts was still seen by its own attention.
+      for (int64_t r = 0; r < real_rows_; ++r)
+        bindings_->store(r, layer, op.kv_head_begin, shard.kv_heads, k + r * shard.kv_width(), v + r * shard.kv_width());
+      return;
+    }
+    case OpKind::SwiGLU:
+      kernels::swiglu(tensor(op.inputs[0]), tensor(op.inputs[1]), rows * width(op.inputs[0]));
+      return;
+    case OpKind::Add: {
+      float* x = tensor(op.inputs[0]);
+      const float* y = tensor(op.inputs[1]);
+      for (int64_t i = 0; i < rows * s.dim; ++i) x[i] += y[i];
+      return;
+    }
+    case OpKind::AllReduce: {
+      float* out = tensor(op.outputs[0]);
+      std::memcpy(out, tensor(op.inputs[0]), static_cast<size_t>(rows * s.dim) * sizeof(float));
+      for (size_t shard = 1; shard < op.inputs.size(); ++shard) {
+        const float* part = tensor(op.inputs[shard]);
+        for (int64_t i = 0; i < rows * s.dim; ++i) out[i] += part[i];
+      }
+      return;
+    }
+    case OpKind::FusedLayer:
+    case OpKind::LoopedLayers:
+      throw GraphError("nested layer kernels are not supported");
+  }
+}
+
+}  // namespace snapstream::graph

@@ -1,0 +1,67 @@
+// Runs a compiled graph on the CPU: each op calls its kernel on arena tensors, with weights and
+// the KV cache supplied by the caller through ExecutionBindings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graph/ir.h"
+#include "kernels/attention_shape.h"
+#include "kernels/decode_attention.h"
+#include "kernels/thread_pool.h"
+#include "kernels/weight_view.h"
+
+namespace snapstream::graph {
+
+// What a run needs from outside the graph. `kv_begin` is the first KV head of a shard.
+class ExecutionBindings {
+ public:
+  virtual ~ExecutionBindings() = default;
+  virtual kernels::WeightView matrix(WeightKind kind, int64_t layer) const = 0;
+  virtual const float* vector(WeightKind kind, int64_t layer) const = 0;  // norm weights
+  virtual int64_t cache_capacity() const = 0;
+  virtual float rope_theta() const = 0;
+  virtual float norm_eps() const = 0;
+  // Decode: row `row`'s cache for `layer`, seen from KV head kv_begin.
+  virtual kernels::CacheView cache(int64_t row, int64_t layer, int64_t kv_begin) = 0;
+  // Decode: stores row `row`'s new key and value for kv_count heads from kv_begin.
+  virtual void store(int64_t row, int64_t layer, int64_t kv_begin, int64_t kv_count, const float* key, const float* value) = 0;
+  // Prefill: hands a layer's prompt keys/values ([length][shard kv width]) and the window's
+  // queries ([window][shard q width]) to the cache, for the shard's KV heads.
+  virtual void compact(int64_t layer, const kernels::AttentionShape& shard, int64_t kv_begin, const float* keys,
+                       const float* values, int64_t length, const float* window_queries, int64_t window) = 0;
+  virtual int64_t observation_window() const = 0;
+};
+
+// The real rows of a step; the graph's bucket may hold more (padding).
+struct StepRows {
+  std::span<const int32_t> tokens;     // decode: one per sequence; prefill: the prompt
+  std::span<const int64_t> positions;  // decode: each sequence's position (prefill counts from 0)
+};
+
+class Executor {
+ public:
+  explicit Executor(kernels::ThreadPool& pool) : pool_(pool) {}
+
+  // Runs `graph` using `arena` (at least graph.arena_bytes, 64-byte aligned) for its tensors.
+  // Returns the logits in the arena: [real rows][vocab] for decode, [1][vocab] for prefill.
+  const float* run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena);
+
+ private:
+  void run_op(const Op& op, int64_t layer);
+  float* tensor(int32_t id) const;
+  int64_t width(int32_t id) const;
+
+  kernels::ThreadPool& pool_;
+  const Graph* graph_ = nullptr;
+  ExecutionBindings* bindings_ = nullptr;
+  const StepRows* rows_ = nullptr;
+  std::byte* arena_ = nullptr;
+  int64_t real_rows_ = 0;
+  int64_t bucket_rows_ = 0;
+  std::vector<kernels::CacheView> caches_;
+};
+
+}  // namespace snapstream::graph

@@ -1,0 +1,169 @@
+// The bridge between compiled graphs and the runtime: weights come from the loaded model and
+// the KV cache from the slot cache manager, through graph::ExecutionBindings.
+#include "runtime/graph_runner.h"
+
+#include <algorithm>
+
+#include "runtime/errors.h"
+#include "runtime/prompt_compaction.h"
+
+namespace snapstream {
+namespace {
+
+constexpr int64_t kLongestDefaultPrefill = 4096;
+
+graph::DecoderShape decoder_shape(const ModelConfig& c, const SlotKvCache& cache, kernels::DType dtype) {
+  graph::DecoderShape s;
+  s.dim = c.dim;
+  s.hidden_dim = c.hidden_dim;
+  s.layers = c.n_layers;
+  s.heads = c.n_heads;
+  s.kv_heads = c.n_kv_heads;
+  s.head_dim = c.head_dim();
+  s.vocab = c.vocab_size;
+  s.kv_capacity = cache.capacity();
+  s.weight_dtype = dtype;
+  return s;
+}
+
+graph::BucketPlan bucket_plan(const GraphPlan& plan, const ModelConfig& c, int64_t slots) {
+  graph::BucketPlan buckets{plan.decode_batches, plan.prefill_lengths};
+  if (buckets.decode_batches.empty()) {
+    for (int64_t b = 1; b < slots; b *= 2) buckets.decode_batches.push_back(b);
+    buckets.decode_batches.push_back(slots);
+  }
+  if (buckets.prefill_lengths.empty()) {
+    // Up to 4096 tokens: a prompt runs as one graph, and chunked prefill is not there yet.
+    const int64_t longest = std::min<int64_t>(c.context_length, kLongestDefaultPrefill);
+    for (int64_t l = 128; l < longest; l *= 4) buckets.prefill_lengths.push_back(l);
+    buckets.prefill_lengths.push_back(longest);
+  }
+  return buckets;
+}
+
+}  // namespace
+
+class GraphRunner::Bindings final : public graph::ExecutionBindings {
+ public:
+  Bindings(const Model& model, SlotKvCache& cache, kernels::ThreadPool& pool) : model_(model), cache_(cache), pool_(pool) {}
+
+  kernels::WeightView matrix(graph::WeightKind kind, int64_t layer) const override {
+    const ModelWeights& w = model_.weights;
+    using K = graph::WeightKind;
+    switch (kind) {
+      case K::Embedding: return w.token_embedding;
+      case K::Output: return w.output;
+      case K::Wq: return layer_of(layer).wq;
+      case K::Wk: return layer_of(layer).wk;
+      case K::Wv: return layer_of(layer).wv;
+      case K::Wo: return layer_of(layer).wo;
+      case K::Gate: return layer_of(layer).w_gate;
+      case K::Up: return layer_of(layer).w_up;
+      case K::Down: return layer_of(layer).w_down;
+      default: throw InvalidRequestError("weight " + std::string(graph::weight_kind_name(kind)) + " is not a matrix");
+    }
+  }
+
+  const float* vector(graph::WeightKind kind, int64_t layer) const override {
+    using K = graph::WeightKind;
+    switch (kind) {
+      case K::AttentionNorm: return layer_of(layer).attention_norm;
+      case K::MlpNorm: return layer_of(layer).mlp_norm;
+      case K::FinalNorm: return model_.weights.final_norm;
+      default: throw InvalidRequestError("weight " + std::string(graph::weight_kind_name(kind)) + " is not a vector");
+    }
+  }
+
+  int64_t cache_capacity() const override { return cache_.capacity(); }
+  float rope_theta() const override { return model_.config.rope_theta; }
+  float norm_eps() const override { return model_.config.norm_eps; }
+  int64_t observation_window() const override { return cache_.config().window; }
+
+  kernels::CacheView cache(int64_t row, int64_t layer, int64_t kv_begin) override {
+    const LayerCacheView view = shard_view(slots[static_cast<size_t>(row)], layer, kv_begin);
+    return {view.keys, view.values, view.live};
+  }
+
+  void store(int64_t row, int64_t layer, int64_t kv_begin, int64_t kv_count, const float* key, const float* value) override {
+    const auto r = static_cast<size_t>(row);
+    store_token(shard_view(slots[r], layer, kv_begin), kv_count, model_.config.head_dim(), cache_.capacity(), write_slots[r],
+                positions[r], key, value);
+  }
+
+  void compact(int64_t layer, const kernels::AttentionShape& shard, int64_t kv_begin, const float* keys, const float* values,
+               int64_t length, const float* window_queries, int64_t window) override {
+    compact_layer(pool_, cache_.config(), shard, keys, values, length, window_queries, window,
+                  shard_view(slots.front(), layer, kv_begin));
+  }
+
+  // Per step: the slot of each row, where its token goes, and its position.
+  std::vector<int64_t> slots, write_slots, positions;
+
+ private:
+  const LayerWeights& layer_of(int64_t layer) const { return model_.weights.layers.at(static_cast<size_t>(layer)); }
+  LayerCacheView shard_view(int64_t slot, int64_t layer, int64_t kv_begin) {
+    return cache_.layer_view(slot, layer).from_head(kv_begin, cache_.capacity(), model_.config.head_dim());
+  }
+
+  const Model& model_;
+  SlotKvCache& cache_;
+  kernels::ThreadPool& pool_;
+};
+
+GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan)
+    : model_(model),
+      cache_(cache),
+      graphs_(decoder_shape(model.config, cache, model.weights.wq_dtype()), bucket_plan(plan, model.config, cache.slots()),
+              {plan.shards, plan.kernel_looping}),
+      executor_(pool),
+      pool_(pool) {
+  int64_t arena = 0;
+  for (const auto& g : graphs_.graphs()) arena = std::max(arena, g.arena_bytes);
+  arena_.resize(static_cast<size_t>(arena));
+  ++arena_allocations_;
+}
+
+void GraphRunner::prefill(std::span<const int32_t> prompt, int64_t slot, float* logits) {
+  const auto length = static_cast<int64_t>(prompt.size());
+  if (length < 1 || length >= model_.config.context_length)
+    throw InvalidRequestError("a prompt of " + std::to_string(length) + " tokens does not fit the context of " +
+                              std::to_string(model_.config.context_length));
+  if (length > graphs_.max_prefill_length())
+    throw InvalidRequestError("a prompt of " + std::to_string(length) + " tokens exceeds the largest prefill bucket (" +
+                              std::to_string(graphs_.max_prefill_length()) + ")");
+  if (slot < 0 || slot >= cache_.slots()) throw InvalidRequestError("prefill slot out of range");
+  model_.tokenizer.check_ids(prompt);
+  Bindings bindings(model_, cache_, pool_);
+  bindings.slots = {slot};
+  cache_.reset(slot);
+  const float* out = executor_.run(graphs_.prefill(length), bindings, {prompt, {}}, arena_.data());
+  std::copy_n(out, model_.config.vocab_size, logits);
+  cache_.state(slot) = state_after_prompt(cache_.config(), length);
+}
+
+void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
+  const auto b = static_cast<int64_t>(batch.size());
+  if (b < 1 || b > graphs_.max_decode_batch())
+    throw InvalidRequestError("a decode step of " + std::to_string(b) + " sequences exceeds the largest batch bucket (" +
+                              std::to_string(graphs_.max_decode_batch()) + ")");
+  Bindings bindings(model_, cache_, pool_);
+  std::vector<int32_t> tokens;
+  for (int64_t i = 0; i < b; ++i) {
+    const DecodeInput& in = batch[static_cast<size_t>(i)];
+    if (in.slot < 0 || in.slot >= cache_.slots()) throw InvalidRequestError("decode slot out of range");
+    if (std::count(bindings.slots.begin(), bindings.slots.end(), in.slot) != 0)
+      throw InvalidRequestError("a decode batch names slot " + std::to_string(in.slot) + " twice");
+    if (cache_.state(in.slot).length >= model_.config.context_length)
+      throw InvalidRequestError("the sequence in slot " + std::to_string(in.slot) + " has reached the context length");
+    tokens.push_back(in.token);
+    bindings.slots.push_back(in.slot);
+    bindings.positions.push_back(cache_.state(in.slot).length);
+  }
+  model_.tokenizer.check_ids(tokens);
+  for (int64_t slot : bindings.slots) bindings.write_slots.push_back(cache_.next_write_slot(slot));
+  const float* out = executor_.run(graphs_.decode(b), bindings, {tokens, bindings.positions}, arena_.data());
+  std::copy_n(out, b * model_.config.vocab_size, logits);
+  for (int64_t slot : bindings.slots) cache_.state(slot).length += 1;
+}
+
+}  // namespace snapstream

@@ -1,0 +1,58 @@
+// Runs the model through precompiled static graphs: a prefill graph per prompt-length bucket
+// and a decode graph per batch bucket, all compiled at start-up, over one preallocated arena.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graph/executor.h"
+#include "graph/graph_cache.h"
+#include "kernels/thread_pool.h"
+#include "runtime/model.h"
+#include "runtime/slot_kv_cache.h"
+
+namespace snapstream {
+
+// One sequence's token in a decode step; its position is the slot's current length.
+struct DecodeInput {
+  int32_t token = 0;
+  int64_t slot = 0;
+};
+
+struct GraphPlan {
+  std::vector<int64_t> decode_batches;   // empty: 1, 2, 4, ... up to the slot count
+  std::vector<int64_t> prefill_lengths;  // empty: 128, 512, 2048, 4096, within the context
+  int32_t shards = 1;                    // tensor-parallel shards (run one after another here)
+  bool kernel_looping = true;
+};
+
+class GraphRunner {
+ public:
+  GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan = {});
+
+  // Prefills a whole prompt into `slot` (compressing it when it exceeds the capacity) and
+  // writes the last token's logits [vocab]. Throws InvalidRequestError beyond the largest bucket.
+  void prefill(std::span<const int32_t> prompt, int64_t slot, float* logits);
+  // One decode step for up to the largest batch bucket of sequences; logits is [batch][vocab].
+  void decode(std::span<const DecodeInput> batch, float* logits);
+
+  const graph::GraphCache& graphs() const { return graphs_; }
+  // Times the arena was allocated: once, at construction.
+  int64_t arena_allocations() const { return arena_allocations_; }
+  int64_t arena_bytes() const { return static_cast<int64_t>(arena_.size()); }
+
+ private:
+  class Bindings;
+
+  const Model& model_;
+  SlotKvCache& cache_;
+  graph::GraphCache graphs_;
+  graph::Executor executor_;
+  std::vector<std::byte> arena_;
+  int64_t arena_allocations_ = 0;
+  kernels::ThreadPool& pool_;
+};
+
+}  // namespace snapstream
