@@ -5,6 +5,7 @@
 
 #include "kernels/thread_pool.h"
 #include "runtime/model.h"
+#include "runtime/snapstream_config.h"
 
 namespace snapstream::bench {
 
@@ -12,6 +13,7 @@ struct GenerationBenchOptions {
   int64_t prompt_tokens = 128;
   int64_t decode_tokens = 64;
   int repeats = 3;
+  SnapStreamConfig cache;  // SnapStream by default; full_cache for the baseline
 };
 
 struct GenerationBenchResult {
@@ -19,7 +21,7 @@ struct GenerationBenchResult {
   double decode_tokens_per_s = 0.0;   // median over repeats
   double decode_seconds_per_token = 0.0;
   int64_t weight_bytes_per_token = 0;  // matrices read once per decode step
-  int64_t kv_bytes_per_token = 0;      // cache read per decode step, averaged over the run
+  int64_t kv_bytes_per_token = 0;      // live cache read per decode step, averaged over the run
   double weight_bytes_per_s = 0.0;     // weights / time per token: the roofline measure
   double decode_bytes_per_s = 0.0;     // (weights + KV) / time per token
 };

@@ -49,15 +49,4 @@ SequenceState state_after_prompt(const SnapStreamConfig& config, int64_t length)
   return {length, std::min(length, config.capacity), 0};
 }
 
-void compact_prompt(kernels::ThreadPool& pool, const ModelConfig& model, DenseKvCache& dense, int64_t length,
-                    const float* window_queries, int64_t window, SlotKvCache& cache, int64_t slot) {
-  if (length < 1 || length > dense.capacity()) throw InvalidRequestError("prompt length outside the prefill cache");
-  cache.reset(slot);
-  const kernels::AttentionShape shape{model.n_heads, model.n_kv_heads, model.head_dim()};
-  for (int64_t layer = 0; layer < model.n_layers; ++layer)
-    compact_layer(pool, cache.config(), shape, dense.keys(layer), dense.values(layer), length,
-                  window_queries + layer * window * model.dim, window, cache.layer_view(slot, layer));
-  cache.state(slot) = state_after_prompt(cache.config(), length);
-}
-
 }  // namespace snapstream

@@ -6,8 +6,6 @@
 
 #include "kernels/attention_shape.h"
 #include "kernels/thread_pool.h"
-#include "runtime/kv_cache.h"
-#include "runtime/model_config.h"
 #include "runtime/slot_kv_cache.h"
 
 namespace snapstream {
@@ -24,9 +22,5 @@ void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, co
 
 // The sequence state a slot holds after compacting a prompt of `length` tokens.
 SequenceState state_after_prompt(const SnapStreamConfig& config, int64_t length);
-
-// Every layer of a prompt prefilled into `dense`, with window_queries [layers][window][dim].
-void compact_prompt(kernels::ThreadPool& pool, const ModelConfig& model, DenseKvCache& dense, int64_t length,
-                    const float* window_queries, int64_t window, SlotKvCache& cache, int64_t slot);
 
 }  // namespace snapstream

@@ -8,6 +8,7 @@
 
 #include "bench/generation_bench.h"
 #include "bench/memory_bandwidth.h"
+#include "server/cache_options.h"
 #include "server/commands.h"
 
 namespace snapstream::server {
@@ -85,6 +86,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--bandwidth-mib", args->bandwidth_mib, "buffer of the bandwidth probe (0 skips it)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "print one JSON object");
+  add_cache_options(cmd, args->options.cache);
   cmd->callback([args] { run_bench(*args); });
 }
 

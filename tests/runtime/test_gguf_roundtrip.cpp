@@ -10,9 +10,8 @@
 #include "runtime/generator.h"
 #include "runtime/gguf_file.h"
 #include "runtime/gguf_writer.h"
-#include "runtime/kv_cache.h"
 #include "runtime/synthetic_model.h"
-#include "runtime/transformer.h"
+#include "runtime/graph_runner.h"
 #include "tests/support/test_models.h"
 #include "tests/support/test_paths.h"
 
@@ -111,10 +110,12 @@ TEST_CASE("synthetic models load in every dtype and agree with the f32 one", "[g
     CHECK_FALSE(model->config.tied_embeddings);
     CHECK(model->tokenizer.vocab_size() == 300);
     CHECK(model->weights.layers[1].w_down.dtype == dtype);
-    DenseKvCache cache(model->config, 16);
-    Transformer transformer(*model, pool);
+    SnapStreamConfig full;
+    full.full_cache = true;
+    SlotKvCache cache(model->config, full.resolved(model->config.context_length), 1);
+    GraphRunner runner(*model, pool, cache);
     std::vector<float> logits(300);
-    transformer.forward(prompt, 0, cache, logits.data());
+    runner.prefill(prompt, 0, logits.data());
     return logits;
   };
   const auto reference = last_logits(DType::F32);
@@ -135,11 +136,17 @@ TEST_CASE("prefill in one block equals feeding the prompt token by token", "[mod
   write_synthetic_model({test::tiny_model_config(), DType::F32, 5}, (dir / "m.gguf").string());
   const auto model = load_model((dir / "m.gguf").string());
   kernels::ThreadPool pool(2);
-  Transformer transformer(*model, pool);
+  SnapStreamConfig full;
+  full.full_cache = true;
+  SlotKvCache cache(model->config, full.resolved(model->config.context_length), 2);
+  GraphRunner runner(*model, pool, cache);
   const std::vector<int32_t> prompt = {1, 290, 271, 299, 262, 280, 264, 277, 283};
-  DenseKvCache block_cache(model->config, 16), step_cache(model->config, 16);
   std::vector<float> block(300), step(300);
-  transformer.forward(prompt, 0, block_cache, block.data());
-  for (size_t i = 0; i < prompt.size(); ++i) transformer.forward({&prompt[i], 1}, static_cast<int64_t>(i), step_cache, step.data());
+  runner.prefill(prompt, 0, block.data());
+  runner.prefill({prompt.data(), 1}, 1, step.data());
+  for (size_t i = 1; i < prompt.size(); ++i) {
+    const DecodeInput input[1] = {{prompt[i], 1}};
+    runner.decode(input, step.data());
+  }
   for (size_t i = 0; i < block.size(); ++i) REQUIRE(block[i] == Approx(step[i]).margin(1e-5));
 }

@@ -16,7 +16,7 @@
 #include "runtime/generator.h"
 #include "runtime/model.h"
 #include "runtime/slot_kv_cache.h"
-#include "runtime/transformer.h"
+#include "runtime/graph_runner.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -178,9 +178,9 @@ TEST_CASE("SnapStream decode equals a dense reference over the positions the cac
 
   // The engine: prefill with compaction, then greedy decode steps.
   SlotKvCache cache(c, config, 2);
-  Transformer transformer(*model, pool);
+  GraphRunner runner(*model, pool, cache);
   std::vector<float> logits(static_cast<size_t>(c.vocab_size));
-  transformer.prefill(prompt, cache, 1, logits.data());
+  runner.prefill(prompt, 1, logits.data());
 
   // The reference prefill: full causal attention, keeping the window's queries.
   DenseReference reference(*model);
@@ -212,7 +212,7 @@ TEST_CASE("SnapStream decode equals a dense reference over the positions the cac
     const int32_t token = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     const int64_t p = length + step;
     const DecodeInput input[1] = {{token, 1}};
-    transformer.decode(input, cache, logits.data());
+    runner.decode(input, logits.data());
     expected = reference.step(token, p, [&](int64_t l, int64_t kv, int64_t t) {
       return t < config.sink || t >= p - config.ring || selected[static_cast<size_t>(l)][static_cast<size_t>(kv)].count(t) > 0;
     });
@@ -237,13 +237,13 @@ TEST_CASE("SnapStream with room for every position equals the full cache exactly
     config.full_cache = full_cache;
     config.capacity = 300;
     SlotKvCache cache(model->config, config.resolved(model->config.context_length), 1);
-    Transformer transformer(*model, pool);
+    GraphRunner runner(*model, pool, cache);
     std::vector<float> logits(static_cast<size_t>(model->config.vocab_size)), all;
-    transformer.prefill(prompt, cache, 0, logits.data());
+    runner.prefill(prompt, 0, logits.data());
     for (int step = 0; step < 150; ++step) {
       all.insert(all.end(), logits.begin(), logits.end());
       const DecodeInput input[1] = {{static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin()), 0}};
-      transformer.decode(input, cache, logits.data());
+      runner.decode(input, logits.data());
     }
     return all;
   };
