@@ -1,0 +1,159 @@
+// Serving through static graphs: bucket padding is invisible at every bucket edge, tensor
+// parallelism reproduces the single-shard model, and a long run compiles and allocates nothing.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "runtime/graph_runner.h"
+#include "tests/support/test_paths.h"
+
+using namespace snapstream;
+
+namespace {
+std::vector<int32_t> story_ids(const Model& model, const std::filesystem::path& models) {
+  std::ifstream in(models / "stories260K.golden.json");
+  const auto golden = nlohmann::json::parse(in);
+  std::string text;
+  for (const auto& c : golden.at("cases")) text += c.at("text").get<std::string>() + "\n";
+  return model.tokenizer.encode(text, true);
+}
+
+int32_t argmax(const float* logits, int64_t n) { return static_cast<int32_t>(std::max_element(logits, logits + n) - logits); }
+
+SnapStreamConfig snapstream_c128() {
+  SnapStreamConfig config;
+  config.capacity = 128;
+  return config;
+}
+}  // namespace
+
+TEST_CASE("decode buckets pad and mask at every edge", "[graph_runner]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  const int64_t vocab = model->config.vocab_size;
+  kernels::ThreadPool pool(2);
+  const auto ids = story_ids(*model, *models);
+  SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 6);
+  GraphRunner runner(*model, pool, cache, {{1, 4, 8}, {64, 256}, 1, true});
+
+  // Five sequences of different lengths, one of them past the capacity; plus a solo copy of each.
+  auto prefill_all = [&](int64_t first_slot, std::vector<int32_t>& next) {
+    for (int64_t i = 0; i < 5; ++i) {
+      std::vector<float> logits(static_cast<size_t>(vocab));
+      const auto length = static_cast<std::ptrdiff_t>(20 + 45 * i);
+      runner.prefill({ids.data() + 3 * i, static_cast<size_t>(length)}, first_slot + (i % 5), logits.data());
+      next[static_cast<size_t>(i)] = argmax(logits.data(), vocab);
+    }
+  };
+  for (const int64_t batch : {1, 4, 5}) {  // a bucket exactly, and one past a bucket (padded to 8)
+    INFO("batch " << batch);
+    std::vector<int32_t> next(5);
+    prefill_all(0, next);
+    std::vector<DecodeInput> inputs;
+    for (int64_t i = 0; i < batch; ++i) inputs.push_back({next[static_cast<size_t>(i)], i});
+    std::vector<float> together(static_cast<size_t>(batch * vocab));
+    runner.decode(inputs, together.data());
+    prefill_all(0, next);
+    for (int64_t i = 0; i < batch; ++i) {
+      std::vector<float> alone(static_cast<size_t>(vocab));
+      const DecodeInput single[1] = {{next[static_cast<size_t>(i)], i}};
+      runner.decode(single, alone.data());
+      CHECK(std::equal(alone.begin(), alone.end(), together.begin() + i * vocab));
+    }
+  }
+}
+
+TEST_CASE("prefill buckets pad and mask at every edge", "[graph_runner]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  const int64_t vocab = model->config.vocab_size;
+  kernels::ThreadPool pool(2);
+  const auto ids = story_ids(*model, *models);
+  const auto config = snapstream_c128().resolved(model->config.context_length);
+  for (const int64_t length : {1, 64, 65, 200}) {
+    INFO("prompt of " << length << " tokens");
+    SlotKvCache exact_cache(model->config, config, 1), padded_cache(model->config, config, 1);
+    GraphRunner exact(*model, pool, exact_cache, {{1}, {length}, 1, true});
+    GraphRunner padded(*model, pool, padded_cache, {{1}, {64, 256}, 1, true});
+    std::vector<float> a(static_cast<size_t>(vocab)), b(a.size());
+    exact.prefill({ids.data(), static_cast<size_t>(length)}, 0, a.data());
+    padded.prefill({ids.data(), static_cast<size_t>(length)}, 0, b.data());
+    for (int64_t i = 0; i < vocab; ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-5));
+    CHECK(std::equal(exact_cache.positions(0, 2), exact_cache.positions(0, 2) + 4 * 128, padded_cache.positions(0, 2)));
+  }
+}
+
+TEST_CASE("tensor-parallel shards reproduce the single-shard model", "[graph_runner][tp]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  const int64_t vocab = model->config.vocab_size;
+  kernels::ThreadPool pool(2);
+  const auto ids = story_ids(*model, *models);
+  const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 300);  // past C = 128: compaction runs per shard
+  auto run = [&](int32_t shards, const std::vector<int32_t>* forced, std::vector<std::vector<float>>& logits) {
+    SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 1);
+    GraphRunner runner(*model, pool, cache, {{1}, {512}, shards, true});
+    std::vector<int32_t> tokens;
+    std::vector<float> step(static_cast<size_t>(vocab));
+    runner.prefill(prompt, 0, step.data());
+    for (int i = 0; i < 150; ++i) {
+      logits.push_back(step);
+      const int32_t token = forced ? (*forced)[static_cast<size_t>(i)] : argmax(step.data(), vocab);
+      tokens.push_back(token);
+      const DecodeInput input[1] = {{token, 0}};
+      runner.decode(input, step.data());
+    }
+    return tokens;
+  };
+  std::vector<std::vector<float>> reference;
+  const auto tokens = run(1, nullptr, reference);
+  for (const int32_t shards : {2, 4}) {
+    INFO(shards << " shards");
+    std::vector<std::vector<float>> free_logits, forced_logits;
+    CHECK(run(shards, nullptr, free_logits) == tokens);  // the same greedy tokens
+    run(shards, &tokens, forced_logits);                   // and, on the same inputs, the same logits
+    float worst = 0.0f;
+    for (size_t s = 0; s < reference.size(); ++s)
+      for (int64_t i = 0; i < vocab; ++i) worst = std::max(worst, std::fabs(forced_logits[s][i] - reference[s][i]));
+    INFO("largest logit difference " << worst);
+    CHECK(worst <= 1e-4f);
+  }
+}
+
+TEST_CASE("a thousand decode steps compile no graph and allocate no arena or cache", "[graph_runner]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  const int64_t vocab = model->config.vocab_size;
+  kernels::ThreadPool pool(2);
+  const auto ids = story_ids(*model, *models);
+  SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 3);
+  GraphRunner runner(*model, pool, cache);
+  const int64_t compiles = runner.graphs().compiles();
+  const auto* cache_storage = cache.keys(0, 0);
+  std::vector<float> logits(static_cast<size_t>(3 * vocab));
+  std::vector<DecodeInput> inputs(3);
+  int64_t steps = 0, restarts = 0;
+  while (steps < 1000) {
+    for (int64_t slot = 0; slot < 3; ++slot) {
+      if (cache.state(slot).length != 0 && cache.state(slot).length < model->config.context_length) continue;
+      // A fresh sequence whenever one reaches the end of the context.
+      runner.prefill({ids.data() + slot * 7, static_cast<size_t>(50 + 60 * slot)}, slot, logits.data());
+      inputs[static_cast<size_t>(slot)] = {argmax(logits.data(), vocab), slot};
+      ++restarts;
+    }
+    runner.decode(inputs, logits.data());
+    for (int64_t slot = 0; slot < 3; ++slot)
+      inputs[static_cast<size_t>(slot)].token = argmax(logits.data() + slot * vocab, vocab);
+    ++steps;
+  }
+  CHECK(restarts > 3);  // sequences came and went
+  CHECK(runner.graphs().compiles() == compiles);
+  CHECK(runner.arena_allocations() == 1);
+  CHECK(cache.keys(0, 0) == cache_storage);  // the cache's storage never moved
+}
