@@ -42,7 +42,9 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
   result.finish_reason = "length";
   const int64_t max_tokens = generation_limit(options.max_tokens, prompt_length, context);
   SlotKvCache cache(model.config, options.cache.resolved(context), 1);
-  GraphRunner runner(model, pool, cache, {{1}, {}, 1, true});
+  GraphPlan plan = options.graphs;
+  plan.decode_batches = {1};
+  GraphRunner runner(model, pool, cache, plan);
   std::vector<float> logits(static_cast<size_t>(model.config.vocab_size));
 
   auto start = std::chrono::steady_clock::now();

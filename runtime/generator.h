@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/thread_pool.h"
+#include "runtime/graph_runner.h"
 #include "runtime/model.h"
 #include "runtime/sampler.h"
 #include "runtime/snapstream_config.h"
@@ -18,6 +19,7 @@ struct GenerationOptions {
   int64_t max_tokens = 256;
   SamplingParams sampling;
   SnapStreamConfig cache;  // resolved against the model's context by generate()
+  GraphPlan graphs;        // shards and looping; one sequence, so only the batch-1 decode graph
 };
 
 struct GenerationResult {

@@ -7,8 +7,9 @@
 
 #include "kernels/thread_pool.h"
 #include "runtime/engine.h"
+#include "runtime/errors.h"
 #include "runtime/utf8_stream.h"
-#include "server/cache_options.h"
+#include "server/engine_options.h"
 #include "server/commands.h"
 #include "server/prompt_file.h"
 
@@ -22,7 +23,7 @@ struct BatchArgs {
   int64_t slots = 8;
   int threads = 0;
   bool json = false;
-  SnapStreamConfig cache;
+  EngineFlags engine;
 };
 
 std::string decode_text(const Tokenizer& tokenizer, int32_t previous, const std::vector<int32_t>& ids) {
@@ -36,15 +37,21 @@ std::string decode_text(const Tokenizer& tokenizer, int32_t previous, const std:
 }
 
 void run_batch(const BatchArgs& args) {
-  const auto prompts = read_prompt_file(args.prompts);
+  const auto prompts = args.engine.list_graphs ? std::vector<PromptLine>{} : read_prompt_file(args.prompts);
   const auto model = load_model(args.model, args.tokenizer);
   kernels::ThreadPool pool(args.threads);
   EngineOptions options;
   options.slots = args.slots;
-  options.max_waiting = static_cast<int64_t>(prompts.size());
-  options.cache = args.cache;
+  options.max_waiting = std::max<int64_t>(1, static_cast<int64_t>(prompts.size()));
+  options.cache = args.engine.cache;
+  options.graphs = args.engine.graphs;
   Engine engine(*model, pool, options);
-  spdlog::info("{} requests, {} slots, KV cache: {}", prompts.size(), args.slots, engine.cache().config().describe());
+  const std::string plan = describe_plan(*model, engine.runner(), engine.cache());
+  if (args.engine.list_graphs) {
+    std::cout << plan;
+    return;
+  }
+  spdlog::info("{} requests, {} slots\n{}", prompts.size(), args.slots, plan);
 
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::vector<int32_t>> prompt_ids;
@@ -91,13 +98,15 @@ void add_batch_command(CLI::App& app) {
   cmd->add_option("--model", args->model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
   cmd->add_option("--tokenizer", args->tokenizer, "llama2.c tokenizer file")->check(CLI::ExistingFile);
   cmd->add_option("--prompts", args->prompts, "JSONL file: one {\"prompt\": ...} object per line")
-      ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--slots", args->slots, "sequences decoded together at most")->check(CLI::PositiveNumber);
   cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "one JSON object per request in input order, then the aggregate");
-  add_cache_options(cmd, args->cache);
-  cmd->callback([args] { run_batch(*args); });
+  add_engine_options(cmd, args->engine);
+  cmd->callback([args] {
+    if (args->prompts.empty() && !args->engine.list_graphs) throw InvalidRequestError("batch needs --prompts FILE");
+    run_batch(*args);
+  });
 }
 
 }  // namespace snapstream::server

@@ -9,7 +9,7 @@
 #include "kernels/thread_pool.h"
 #include "runtime/generator.h"
 #include "runtime/utf8_stream.h"
-#include "server/cache_options.h"
+#include "server/engine_options.h"
 #include "server/commands.h"
 
 namespace snapstream::server {
@@ -26,7 +26,7 @@ struct GenerateArgs {
   uint64_t seed = 0;
   int threads = 0;
   bool json = false;
-  SnapStreamConfig cache;
+  EngineFlags engine;
 };
 
 void run_generate(const GenerateArgs& args) {
@@ -41,7 +41,15 @@ void run_generate(const GenerateArgs& args) {
   GenerationOptions options;
   options.max_tokens = args.max_tokens;
   options.sampling = {args.temperature, args.top_k, args.top_p, args.seed};
-  options.cache = args.cache;
+  options.cache = args.engine.cache;
+  options.graphs = args.engine.graphs;
+  if (args.engine.list_graphs) {
+    SlotKvCache cache(model->config, options.cache.resolved(model->config.context_length), 1);
+    GraphPlan plan = options.graphs;
+    plan.decode_batches = {1};
+    std::cout << describe_plan(*model, GraphRunner(*model, pool, cache, plan), cache);
+    return;
+  }
   spdlog::info("KV cache: {}", options.cache.resolved(model->config.context_length).describe());
 
   Utf8Stream stream;
@@ -97,7 +105,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "sampling seed");
   cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "print one JSON object with ids, text and speeds instead of streaming text");
-  add_cache_options(cmd, args->cache);
+  add_engine_options(cmd, args->engine);
   cmd->callback([args] { run_generate(*args); });
 }
 

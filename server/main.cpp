@@ -16,10 +16,9 @@ int main(int argc, char** argv) {
   CLI::App app{"snapstream: LLM inference with SnapStream KV-cache compression on an emulated SN40L"};
   app.require_subcommand(1);
   app.fallthrough();  // global options such as --log-level may follow the subcommand
-  std::string log_level = "info";
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
-  app.parse_complete_callback([&] { spdlog::set_level(spdlog::level::from_str(log_level)); });
+  app.add_option("--log-level", "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->each([](const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); });
   snapstream::server::add_generate_command(app);
   snapstream::server::add_make_model_command(app);
   snapstream::server::add_info_command(app);
