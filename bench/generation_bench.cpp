@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "runtime/errors.h"
-#include "runtime/graph_runner.h"
 #include "runtime/slot_kv_cache.h"
 
 namespace snapstream::bench {
@@ -15,52 +14,68 @@ double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
 }
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 }  // namespace
 
 GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options) {
   const ModelConfig& c = model.config;
-  const int64_t total = options.prompt_tokens + options.decode_tokens;
-  if (options.prompt_tokens < 1 || options.decode_tokens < 1 || options.repeats < 1)
-    throw InvalidRequestError("prompt tokens, decode tokens and repeats must all be at least 1");
-  if (total > c.context_length)
-    throw InvalidRequestError("prompt + decode tokens (" + std::to_string(total) + ") exceed the context of " +
+  const int64_t n = options.concurrency, prompt_tokens = options.prompt_tokens, steps = options.decode_tokens;
+  if (n < 1 || prompt_tokens < 1 || steps < 1 || options.repeats < 1)
+    throw InvalidRequestError("concurrency, prompt tokens, decode tokens and repeats must all be at least 1");
+  if (prompt_tokens + steps > c.context_length)
+    throw InvalidRequestError("prompt + decode tokens (" + std::to_string(prompt_tokens + steps) + ") exceed the context of " +
                               std::to_string(c.context_length));
-  // Ids past the special and byte tokens, spread over the vocabulary.
+  // Ids past the special and byte tokens, spread over the vocabulary; each sequence its own.
   const int64_t first_id = std::min<int64_t>(259, c.vocab_size - 1);
-  std::vector<int32_t> prompt(static_cast<size_t>(options.prompt_tokens));
-  for (int64_t i = 0; i < options.prompt_tokens; ++i)
-    prompt[static_cast<size_t>(i)] = static_cast<int32_t>(first_id + (i * 7919) % (c.vocab_size - first_id));
-  prompt[0] = model.tokenizer.bos_id();
+  std::vector<std::vector<int32_t>> prompts(static_cast<size_t>(n));
+  for (int64_t s = 0; s < n; ++s) {
+    auto& prompt = prompts[static_cast<size_t>(s)];
+    prompt.push_back(model.tokenizer.bos_id());
+    for (int64_t i = 1; i < prompt_tokens; ++i)
+      prompt.push_back(static_cast<int32_t>(first_id + (i * 7919 + s * 104729) % (c.vocab_size - first_id)));
+  }
 
   const SnapStreamConfig config = options.cache.resolved(c.context_length);
-  SlotKvCache cache(c, config, 1);
-  GraphRunner runner(model, pool, cache, {{1}, {options.prompt_tokens}, 1, true});
-  std::vector<float> logits(static_cast<size_t>(c.vocab_size));
-  std::vector<double> prefill_times, decode_times;
+  SlotKvCache cache(c, config, n);
+  GraphPlan plan = options.graphs;
+  plan.decode_batches = {n};
+  plan.prefill_lengths = {prompt_tokens};
+  GraphRunner runner(model, pool, cache, plan);
+  std::vector<float> logits(static_cast<size_t>(n * c.vocab_size));
+  std::vector<DecodeInput> inputs(static_cast<size_t>(n));
+  std::vector<double> prefill_times, compaction_times, decode_times;
   for (int r = 0; r < options.repeats; ++r) {
+    const double compaction_before = runner.compaction_seconds();
     auto start = std::chrono::steady_clock::now();
-    runner.prefill(prompt, 0, logits.data());
-    prefill_times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    for (int64_t s = 0; s < n; ++s) runner.prefill(prompts[static_cast<size_t>(s)], s, logits.data());
+    prefill_times.push_back(seconds_since(start));
+    compaction_times.push_back(runner.compaction_seconds() - compaction_before);
     start = std::chrono::steady_clock::now();
-    for (int64_t step = 0; step < options.decode_tokens; ++step) {
-      const DecodeInput input[1] = {{prompt[static_cast<size_t>(step % options.prompt_tokens)], 0}};
-      runner.decode(input, logits.data());
+    for (int64_t step = 0; step < steps; ++step) {
+      for (int64_t s = 0; s < n; ++s)
+        inputs[static_cast<size_t>(s)] = {prompts[static_cast<size_t>(s)][static_cast<size_t>(step % prompt_tokens)], s};
+      runner.decode(inputs, logits.data());
     }
-    decode_times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    decode_times.push_back(seconds_since(start));
   }
 
   GenerationBenchResult result;
-  result.prefill_tokens_per_s = static_cast<double>(options.prompt_tokens) / median(prefill_times);
-  result.decode_seconds_per_token = median(decode_times) / static_cast<double>(options.decode_tokens);
-  result.decode_tokens_per_s = 1.0 / result.decode_seconds_per_token;
-  result.weight_bytes_per_token = model.weights.bytes_read_per_token();
-  // A decode step reads the live slots: the whole context, or at most C under SnapStream.
-  const double mean_context = static_cast<double>(options.prompt_tokens) + static_cast<double>(options.decode_tokens - 1) / 2.0;
+  const double prefill = median(prefill_times), decode = median(decode_times);
+  result.prefill_tokens_per_s = static_cast<double>(n * prompt_tokens) / prefill;
+  result.compaction_share = median(compaction_times) / prefill;
+  result.decode_seconds_per_step = decode / static_cast<double>(steps);
+  result.decode_tokens_per_s = static_cast<double>(n * steps) / decode;
+  result.weight_bytes_per_step = model.weights.bytes_read_per_token();
+  // Each step reads the live slots of every sequence: its whole context, or at most C.
+  const double mean_context = static_cast<double>(prompt_tokens) + static_cast<double>(steps - 1) / 2.0;
   const double live = std::min(mean_context, static_cast<double>(config.capacity));
-  result.kv_bytes_per_token = static_cast<int64_t>(live * 2.0 * static_cast<double>(c.kv_dim() * c.n_layers) * 4.0);
-  result.weight_bytes_per_s = static_cast<double>(result.weight_bytes_per_token) / result.decode_seconds_per_token;
+  result.kv_bytes_per_step =
+      static_cast<int64_t>(static_cast<double>(n) * live * 2.0 * static_cast<double>(c.kv_dim() * c.n_layers) * 4.0);
+  result.weight_bytes_per_s = static_cast<double>(result.weight_bytes_per_step) / result.decode_seconds_per_step;
   result.decode_bytes_per_s =
-      static_cast<double>(result.weight_bytes_per_token + result.kv_bytes_per_token) / result.decode_seconds_per_token;
+      static_cast<double>(result.weight_bytes_per_step + result.kv_bytes_per_step) / result.decode_seconds_per_step;
   return result;
 }
 

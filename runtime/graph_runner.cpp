@@ -3,6 +3,7 @@
 #include "runtime/graph_runner.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "runtime/errors.h"
 #include "runtime/prompt_compaction.h"
@@ -92,9 +93,13 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
 
   void compact(int64_t layer, const kernels::AttentionShape& shard, int64_t kv_begin, const float* keys, const float* values,
                int64_t length, const float* window_queries, int64_t window) override {
+    const auto start = std::chrono::steady_clock::now();
     compact_layer(pool_, cache_.config(), shard, keys, values, length, window_queries, window,
                   shard_view(slots.front(), layer, kv_begin));
+    compaction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
+
+  double compaction_seconds = 0.0;  // time spent moving prompts into the cache, SnapKV included
 
   // Per step: the slot of each row, where its token goes, and its position.
   std::vector<int64_t> slots, write_slots, positions;
@@ -138,6 +143,7 @@ void GraphRunner::prefill(std::span<const int32_t> prompt, int64_t slot, float* 
   cache_.reset(slot);
   const float* out = executor_.run(graphs_.prefill(length), bindings, {prompt, {}}, arena_.data());
   std::copy_n(out, model_.config.vocab_size, logits);
+  compaction_seconds_ += bindings.compaction_seconds;
   cache_.state(slot) = state_after_prompt(cache_.config(), length);
 }
 

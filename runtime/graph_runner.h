@@ -42,6 +42,8 @@ class GraphRunner {
   // Times the arena was allocated: once, at construction.
   int64_t arena_allocations() const { return arena_allocations_; }
   int64_t arena_bytes() const { return static_cast<int64_t>(arena_.size()); }
+  // Seconds prefill spent moving prompts into slots (SnapKV selection included), in all.
+  double compaction_seconds() const { return compaction_seconds_; }
 
  private:
   class Bindings;
@@ -52,6 +54,7 @@ class GraphRunner {
   graph::Executor executor_;
   std::vector<std::byte> arena_;
   int64_t arena_allocations_ = 0;
+  double compaction_seconds_ = 0.0;
   kernels::ThreadPool& pool_;
 };
 

@@ -1,8 +1,8 @@
-// `snapstream bench`: prefill and decode tokens/s for a model file, the machine's memory
-// bandwidth, and the share of that roofline decode reaches.
+// `snapstream bench`: prefill and decode tokens/s for N concurrent sequences, the bytes each
+// decode step reads, the machine's memory bandwidth, and the share of that roofline decode reaches.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <fmt/format.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -26,9 +26,11 @@ struct BenchArgs {
 void run_bench(const BenchArgs& args) {
   const auto model = load_model(args.model, args.tokenizer);
   kernels::ThreadPool pool(args.threads);
-  spdlog::info("benchmarking {} with {} threads: {} prompt tokens, {} decode tokens, {} repeats", args.model, pool.size(),
-               args.options.prompt_tokens, args.options.decode_tokens, args.options.repeats);
-  const auto result = bench::run_generation_bench(*model, pool, args.options);
+  const auto& o = args.options;
+  spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model,
+               pool.size(), o.concurrency, o.prompt_tokens, o.decode_tokens, o.repeats,
+               o.cache.resolved(model->config.context_length).describe());
+  const auto result = bench::run_generation_bench(*model, pool, o);
   bench::BandwidthResult bandwidth;
   if (args.bandwidth_mib > 0) bandwidth = bench::measure_bandwidth(pool, args.bandwidth_mib << 20, 5);
   const double peak = bandwidth.read_bytes_per_s;
@@ -39,16 +41,21 @@ void run_bench(const BenchArgs& args) {
     nlohmann::json out = {
         {"model", args.model},
         {"threads", pool.size()},
-        {"prompt_tokens", args.options.prompt_tokens},
-        {"decode_tokens", args.options.decode_tokens},
+        {"concurrency", o.concurrency},
+        {"prompt_tokens", o.prompt_tokens},
+        {"decode_tokens", o.decode_tokens},
+        {"kv_capacity", o.cache.resolved(model->config.context_length).capacity},
+        {"full_cache", o.cache.full_cache},
         {"prefill_tokens_per_s", result.prefill_tokens_per_s},
+        {"compaction_share_of_prefill", result.compaction_share},
         {"decode_tokens_per_s", result.decode_tokens_per_s},
-        {"weight_bytes_per_token", result.weight_bytes_per_token},
-        {"kv_bytes_per_token", result.kv_bytes_per_token},
+        {"decode_seconds_per_step", result.decode_seconds_per_step},
+        {"weight_bytes_per_step", result.weight_bytes_per_step},
+        {"kv_bytes_per_step", result.kv_bytes_per_step},
+        {"weight_bytes_per_s", result.weight_bytes_per_s},
         {"decode_bytes_per_s", result.decode_bytes_per_s},
         {"memory_read_bytes_per_s", bandwidth.read_bytes_per_s},
         {"memory_copy_bytes_per_s", bandwidth.copy_bytes_per_s},
-        {"weight_bytes_per_s", result.weight_bytes_per_s},
         {"decode_roofline_share", weight_share},
         {"decode_roofline_share_with_kv", total_share},
     };
@@ -57,12 +64,14 @@ void run_bench(const BenchArgs& args) {
   }
   std::cout << fmt::format("model                 {}\n", args.model)
             << fmt::format("threads               {}\n", pool.size())
-            << fmt::format("prefill               {:.1f} tokens/s ({}-token prompt, median of {})\n",
-                           result.prefill_tokens_per_s, args.options.prompt_tokens, args.options.repeats)
-            << fmt::format("decode                {:.2f} tokens/s ({:.3f} ms/token, median of {})\n",
-                           result.decode_tokens_per_s, result.decode_seconds_per_token * 1e3, args.options.repeats)
-            << fmt::format("bytes per decode step {:.1f} MB weights + {:.1f} MB KV\n", result.weight_bytes_per_token / 1e6,
-                           result.kv_bytes_per_token / 1e6)
+            << fmt::format("sequences             {} x ({} prompt + {} decode tokens), medians of {}\n", o.concurrency,
+                           o.prompt_tokens, o.decode_tokens, o.repeats)
+            << fmt::format("prefill               {:.1f} tokens/s ({:.2f}% of it compacting the cache)\n",
+                           result.prefill_tokens_per_s, result.compaction_share * 100.0)
+            << fmt::format("decode                {:.2f} tokens/s aggregate ({:.3f} ms/step)\n", result.decode_tokens_per_s,
+                           result.decode_seconds_per_step * 1e3)
+            << fmt::format("bytes per decode step {:.1f} MB weights + {:.1f} MB KV\n", result.weight_bytes_per_step / 1e6,
+                           result.kv_bytes_per_step / 1e6)
             << fmt::format("decode reads          {:.2f} GB/s of weights, {:.2f} GB/s with KV\n",
                            result.weight_bytes_per_s / 1e9, result.decode_bytes_per_s / 1e9);
   if (args.bandwidth_mib > 0)
@@ -79,10 +88,12 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "Measure prefill/decode tokens/s and the decode bandwidth roofline");
   cmd->add_option("--model", args->model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
   cmd->add_option("--tokenizer", args->tokenizer, "llama2.c tokenizer file")->check(CLI::ExistingFile);
+  cmd->add_option("--concurrency", args->options.concurrency, "sequences decoded together")->check(CLI::PositiveNumber);
   cmd->add_option("--prompt-tokens", args->options.prompt_tokens, "prompt length")->check(CLI::PositiveNumber);
   cmd->add_option("--decode-tokens", args->options.decode_tokens, "decode steps")->check(CLI::PositiveNumber);
   cmd->add_option("--repeats", args->options.repeats, "runs; the median is reported")->check(CLI::PositiveNumber);
   cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tp", args->options.graphs.shards, "tensor-parallel shards")->check(CLI::PositiveNumber);
   cmd->add_option("--bandwidth-mib", args->bandwidth_mib, "buffer of the bandwidth probe (0 skips it)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "print one JSON object");

@@ -108,7 +108,7 @@ TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]")
   const auto out = nlohmann::json::parse(result.out);
   for (const char* key : {"prefill_tokens_per_s", "decode_tokens_per_s", "memory_read_bytes_per_s", "decode_roofline_share"})
     CHECK(out.at(key).get<double>() > 0.0);
-  CHECK(out.at("weight_bytes_per_token").get<int64_t>() > 1000000);
+  CHECK(out.at("weight_bytes_per_step").get<int64_t>() > 1000000);
 }
 
 TEST_CASE("batch runs the golden prompts together and reports them in input order", "[e2e]") {
