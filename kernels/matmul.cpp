@@ -23,8 +23,23 @@ void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, fl
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
 
   if (path == MatmulPath::RowDots || m < kGemmMinRows) {
-    // Weight row outermost: it stays in cache while every activation row uses it.
     pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
+      if (w.dtype == DType::F32) {
+        // Tiles of up to 4 weight rows x 4 activation rows, each chunk loaded once per tile. With
+        // few activation rows one weight row at a time streams memory best.
+        const int64_t stride = w.row_stride() / static_cast<int64_t>(sizeof(float));
+        const int64_t tile_rows = m < kGemmMinRows ? 1 : 4;
+        for (int64_t r = begin; r < end; r += tile_rows) {
+          const int rows = static_cast<int>(std::min<int64_t>(tile_rows, end - r));
+          for (int64_t i = 0; i < m; i += 4) {
+            const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
+                                  x + std::min(i + 3, m - 1) * w.cols};
+            cpu::dot_f32_tile(reinterpret_cast<const float*>(w.row(r)), stride, rows, xs,
+                              static_cast<int>(std::min<int64_t>(4, m - i)), w.cols, y + i * w.rows + r, w.rows);
+          }
+        }
+        return;
+      }
       for (int64_t r = begin; r < end; ++r)
         for (int64_t i = 0; i < m; ++i) y[i * w.rows + r] = cpu::dot_row(w.dtype, w.row(r), x + i * w.cols, w.cols);
     }, m * w.cols);

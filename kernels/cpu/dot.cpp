@@ -37,21 +37,63 @@ inline __m256 load_i8x8(const int8_t* p) {
 #endif
 
 float dot_f32(const float* w, const float* x, int64_t n) {
+  float out;
+  dot_f32_tile(w, n, 1, &x, 1, n, &out, 1);
+  return out;
+}
+
+namespace {
+template <int R, int M>
+void tile(const float* w, int64_t stride, const float* const* x, int64_t n, float* out, int64_t out_stride) {
   int64_t i = 0;
-  float sum = 0.0f;
+  float sums[M][R] = {};
 #ifdef SNAPSTREAM_AVX2
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
-  for (; i + 32 <= n; i += 32) {
-    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i), _mm256_loadu_ps(x + i), a0);
-    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i + 8), _mm256_loadu_ps(x + i + 8), a1);
-    a2 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i + 16), _mm256_loadu_ps(x + i + 16), a2);
-    a3 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i + 24), _mm256_loadu_ps(x + i + 24), a3);
+  __m256 acc[M][R];
+  for (auto& row : acc)
+    for (auto& a : row) a = _mm256_setzero_ps();
+  const float* xs[M];
+  for (int j = 0; j < M; ++j) xs[j] = x[j];
+  for (; i + 8 <= n; i += 8) {
+    __m256 wv[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) wv[r] = _mm256_loadu_ps(w + r * stride + i);
+#pragma GCC unroll 4
+    for (int j = 0; j < M; ++j) {
+      const __m256 xv = _mm256_loadu_ps(xs[j] + i);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) acc[j][r] = _mm256_fmadd_ps(wv[r], xv, acc[j][r]);
+    }
   }
-  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i), _mm256_loadu_ps(x + i), a0);
-  sum = horizontal_sum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  for (int j = 0; j < M; ++j)
+    for (int r = 0; r < R; ++r) sums[j][r] = horizontal_sum(acc[j][r]);
 #endif
-  for (; i < n; ++i) sum += w[i] * x[i];
-  return sum;
+  for (int j = 0; j < M; ++j)
+    for (int r = 0; r < R; ++r) {
+      float sum = sums[j][r];
+      for (int64_t k = i; k < n; ++k) sum += w[r * stride + k] * x[j][k];
+      out[j * out_stride + r] = sum;
+    }
+}
+
+template <int R>
+void tile_rows(const float* w, int64_t stride, const float* const* x, int m, int64_t n, float* out, int64_t out_stride) {
+  switch (m) {
+    case 1: return tile<R, 1>(w, stride, x, n, out, out_stride);
+    case 2: return tile<R, 2>(w, stride, x, n, out, out_stride);
+    case 3: return tile<R, 3>(w, stride, x, n, out, out_stride);
+    default: return tile<R, 4>(w, stride, x, n, out, out_stride);
+  }
+}
+}  // namespace
+
+void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* x, int m, int64_t n, float* out,
+                  int64_t out_stride) {
+  switch (rows) {
+    case 1: return tile_rows<1>(w, stride, x, m, n, out, out_stride);
+    case 2: return tile_rows<2>(w, stride, x, m, n, out, out_stride);
+    case 3: return tile_rows<3>(w, stride, x, m, n, out, out_stride);
+    default: return tile_rows<4>(w, stride, x, m, n, out, out_stride);
+  }
 }
 
 namespace {

@@ -9,6 +9,9 @@
 
 namespace snapstream::kernels::cpu {
 
+// Every f32 dot product in the project sums the same way: one 8-lane accumulator over chunks
+// of 8, a horizontal sum, then the scalar tail. The tiled kernel below follows it exactly, so a
+// result never depends on which tile, batch or thread computed it.
 float dot_f32(const float* w, const float* x, int64_t n);
 float dot_f16(const uint16_t* w, const float* x, int64_t n);
 float dot_bf16(const uint16_t* w, const float* x, int64_t n);
@@ -16,5 +19,11 @@ float dot_bf16(const uint16_t* w, const float* x, int64_t n);
 float dot_q8_0(const std::byte* w, const float* x, int64_t n);
 
 float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n);
+
+// A tile of up to 4 weight rows (w_rows, `rows` of them, `stride` floats apart) against up to 4
+// activation rows: out[j * out_stride + r] = dot_f32(w row r, x[j], n), bit for bit. Each weight
+// and activation chunk is loaded once for the whole tile, which keeps batched decode compute-light.
+void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* x, int m, int64_t n, float* out,
+                  int64_t out_stride);
 
 }  // namespace snapstream::kernels::cpu

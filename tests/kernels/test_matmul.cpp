@@ -1,10 +1,12 @@
 // matmul against a naive triple loop over the dequantised weights, for every dtype and for
 // the decode (one row), small-batch and GEMM (many rows) paths.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "kernels/cpu/dot.h"
 #include "kernels/dequantize.h"
 #include "kernels/errors.h"
 #include "kernels/matmul.h"
@@ -70,4 +72,31 @@ TEST_CASE("matmul rejects shapes that break its contract", "[matmul]") {
   CHECK_THROWS_AS(matmul(pool, x.data(), 1, WeightView{DType::Q8_0, bytes.data(), 1, 48}, y.data()), KernelArgumentError);
   CHECK_THROWS_AS(matmul(pool, x.data(), 0, WeightView{DType::F32, bytes.data(), 1, 8}, y.data()), KernelArgumentError);
   CHECK_THROWS_AS(matmul(pool, nullptr, 1, WeightView{DType::F32, bytes.data(), 1, 8}, y.data()), KernelArgumentError);
+}
+
+TEST_CASE("a dot-product tile equals single dot products bit for bit", "[matmul]") {
+  const int64_t n = GENERATE(1, 8, 31, 32, 67, 768);
+  const int rows = GENERATE(1, 3, 4);
+  const int m = GENERATE(1, 2, 4);
+  const auto w = random_values(static_cast<size_t>(4 * n), 5);
+  const auto xs = random_values(static_cast<size_t>(4 * n), 6);
+  const float* x[4] = {xs.data(), xs.data() + n, xs.data() + 2 * n, xs.data() + 3 * n};
+  float out[16];
+  cpu::dot_f32_tile(w.data(), n, rows, x, m, n, out, 4);
+  for (int j = 0; j < m; ++j)
+    for (int r = 0; r < rows; ++r) CHECK(out[j * 4 + r] == cpu::dot_f32(w.data() + r * n, x[j], n));
+}
+
+TEST_CASE("row-dot matmul gives each row the same result whatever the batch", "[matmul]") {
+  ThreadPool pool(2);
+  const int64_t rows = 37, cols = 100;
+  const auto w = random_values(static_cast<size_t>(rows * cols), 7);
+  const auto x = random_values(static_cast<size_t>(9 * cols), 8);
+  const WeightView view{DType::F32, reinterpret_cast<const std::byte*>(w.data()), rows, cols};
+  std::vector<float> batched(static_cast<size_t>(9 * rows)), single(static_cast<size_t>(rows));
+  matmul(pool, x.data(), 9, view, batched.data(), MatmulPath::RowDots);
+  for (int64_t i = 0; i < 9; ++i) {
+    matmul(pool, x.data() + i * cols, 1, view, single.data(), MatmulPath::RowDots);
+    CHECK(std::equal(single.begin(), single.end(), batched.begin() + i * rows));
+  }
 }
