@@ -1,15 +1,23 @@
-// Causal attention: one work item per (query, head), scores kept in a per-thread buffer.
+// Causal attention in blocks of queries: for one head, a block's scores against every key it
+// may see come from one GEMM, are masked and softmaxed row by row, and a second GEMM applies
+// them to the values. Blocks are handed out early and late in turn, so the threads' shares of
+// this triangular workload come out even.
 #include "kernels/attention.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "kernels/cpu/dot.h"
 #include "kernels/errors.h"
 #include "kernels/softmax.h"
 
 namespace snapstream::kernels {
+namespace {
+constexpr int64_t kQueryBlock = 64;
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Strided = Eigen::OuterStride<>;
+}  // namespace
 
 void causal_attention(ThreadPool& pool, const float* q, int64_t m, int64_t first_position, const float* keys,
                       const float* values, const AttentionShape& shape, float* out) {
@@ -17,30 +25,32 @@ void causal_attention(ThreadPool& pool, const float* q, int64_t m, int64_t first
   require(m > 0 && first_position >= 0, "causal_attention", "empty query block or negative position");
   shape.check("causal_attention");
   const int64_t hd = shape.head_dim;
-  const int64_t q_stride = shape.q_width();
-  const int64_t kv_stride = shape.kv_width();
-  const int64_t group = shape.group();
+  const int64_t blocks = (m + kQueryBlock - 1) / kQueryBlock;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
 
-  pool.parallel_for(m * shape.heads, [&](int64_t begin, int64_t end) {
-    std::vector<float> scores(static_cast<size_t>(first_position + m));
+  pool.parallel_for(blocks * shape.heads, [&](int64_t begin, int64_t end) {
+    RowMajor scores;
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t i = item / shape.heads;
-      const int64_t h = item % shape.heads;
-      const int64_t visible = first_position + i + 1;
-      const float* qi = q + i * q_stride + h * hd;
-      const int64_t kv_offset = (h / group) * hd;
-      for (int64_t t = 0; t < visible; ++t) scores[t] = cpu::dot_f32(qi, keys + t * kv_stride + kv_offset, hd) * scale;
-      softmax(scores.data(), visible);
-      float* oi = out + i * q_stride + h * hd;
-      std::fill(oi, oi + hd, 0.0f);
-      for (int64_t t = 0; t < visible; ++t) {
-        const float a = scores[t];
-        const float* v = values + t * kv_stride + kv_offset;
-        for (int64_t d = 0; d < hd; ++d) oi[d] += a * v[d];
+      const int64_t turn = item / shape.heads, h = item % shape.heads;
+      const int64_t block = turn % 2 == 0 ? turn / 2 : blocks - 1 - turn / 2;
+      const int64_t i0 = block * kQueryBlock, rows = std::min(kQueryBlock, m - i0);
+      const int64_t seen = first_position + i0 + rows;  // keys the block's last query may see
+      const int64_t kv_offset = (h / shape.group()) * hd;
+      Eigen::Map<const RowMajor, 0, Strided> qs(q + i0 * shape.q_width() + h * hd, rows, hd, Strided(shape.q_width()));
+      Eigen::Map<const RowMajor, 0, Strided> ks(keys + kv_offset, seen, hd, Strided(shape.kv_width()));
+      Eigen::Map<const RowMajor, 0, Strided> vs(values + kv_offset, seen, hd, Strided(shape.kv_width()));
+      Eigen::Map<RowMajor, 0, Strided> os(out + i0 * shape.q_width() + h * hd, rows, hd, Strided(shape.q_width()));
+      scores.resize(rows, seen);
+      scores.noalias() = (qs * ks.transpose()) * scale;
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t visible = first_position + i0 + r + 1;
+        float* row = scores.data() + r * seen;
+        softmax(row, visible);
+        std::fill(row + visible, row + seen, 0.0f);
       }
+      os.noalias() = scores * vs;
     }
-  }, 2 * (first_position + m) * hd);
+  }, 2 * kQueryBlock * (first_position + m) * hd);
 }
 
 }  // namespace snapstream::kernels
