@@ -34,8 +34,10 @@ void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, fl
           for (int64_t i = 0; i < m; i += 4) {
             const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
                                   x + std::min(i + 3, m - 1) * w.cols};
+            const bool prefetch = i == 0 && tile_rows > 1 && r + 2 * tile_rows <= end;
             cpu::dot_f32_tile(reinterpret_cast<const float*>(w.row(r)), stride, rows, xs,
-                              static_cast<int>(std::min<int64_t>(4, m - i)), w.cols, y + i * w.rows + r, w.rows);
+                              static_cast<int>(std::min<int64_t>(4, m - i)), w.cols, y + i * w.rows + r, w.rows,
+                              prefetch ? reinterpret_cast<const float*>(w.row(r + tile_rows)) : nullptr);
           }
         }
         return;

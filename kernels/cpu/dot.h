@@ -23,7 +23,9 @@ float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n);
 // A tile of up to 4 weight rows (w_rows, `rows` of them, `stride` floats apart) against up to 4
 // activation rows: out[j * out_stride + r] = dot_f32(w row r, x[j], n), bit for bit. Each weight
 // and activation chunk is loaded once for the whole tile, which keeps batched decode compute-light.
+// `next`, when not null, is the next tile's first weight row: it is prefetched into L2 meanwhile,
+// because the hardware prefetcher loses track of several interleaved row streams.
 void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* x, int m, int64_t n, float* out,
-                  int64_t out_stride);
+                  int64_t out_stride, const float* next);
 
 }  // namespace snapstream::kernels::cpu

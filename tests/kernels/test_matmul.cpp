@@ -82,7 +82,7 @@ TEST_CASE("a dot-product tile equals single dot products bit for bit", "[matmul]
   const auto xs = random_values(static_cast<size_t>(4 * n), 6);
   const float* x[4] = {xs.data(), xs.data() + n, xs.data() + 2 * n, xs.data() + 3 * n};
   float out[16];
-  cpu::dot_f32_tile(w.data(), n, rows, x, m, n, out, 4);
+  cpu::dot_f32_tile(w.data(), n, rows, x, m, n, out, 4, nullptr);
   for (int j = 0; j < m; ++j)
     for (int r = 0; r < rows; ++r) CHECK(out[j * 4 + r] == cpu::dot_f32(w.data() + r * n, x[j], n));
 }
