@@ -1,64 +1,94 @@
-// Masked decode attention: one work item per (sequence, query head); the softmax runs over the
-// live slots and the token itself, so empty slots cost a mask test but change nothing.
+// Masked decode attention: one work item per (sequence, KV head), covering the query heads that
+// share it, so each key and value row is read once for the whole group. The softmax runs over
+// the live slots and the token itself; empty slots get zero weight and are never read for values.
 #include "kernels/decode_attention.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "kernels/cpu/dot.h"
+#include "kernels/cpu/weighted_sum.h"
 
 namespace snapstream::kernels {
+namespace {
+
+// Query heads scored against keys at once, the most the tiled dot kernel takes.
+constexpr int64_t kHeadsPerTile = 4;
+constexpr int64_t kKeysPerTile = 4;
+
+int64_t extent_of(const CacheView& cache, int64_t capacity) {
+  return cache.extent < 0 ? capacity : std::min(cache.extent, capacity);
+}
+
+// scores[g][s] = q_g . key_s for the group's query heads and slots s < extent (live or not).
+void score_group(const float* q, int64_t group, const float* keys, int64_t extent, int64_t hd, float* scores,
+                 int64_t scores_stride) {
+  for (int64_t g = 0; g < group; g += kHeadsPerTile) {
+    const int heads = static_cast<int>(std::min(kHeadsPerTile, group - g));
+    const float* qs[kHeadsPerTile];
+    for (int j = 0; j < kHeadsPerTile; ++j) qs[j] = q + (g + std::min<int64_t>(j, heads - 1)) * hd;
+    for (int64_t s = 0; s < extent; s += kKeysPerTile) {
+      const int rows = static_cast<int>(std::min(kKeysPerTile, extent - s));
+      cpu::dot_f32_tile(keys + s * hd, hd, rows, qs, heads, hd, scores + g * scores_stride + s, scores_stride, nullptr);
+    }
+  }
+}
+
+}  // namespace
 
 void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const float* self_keys, const float* self_values,
                       const CacheView* caches, int64_t capacity, const AttentionShape& shape, float* out) {
   require(q && self_keys && self_values && caches && out, "decode_attention", "null buffer");
   require(batch > 0 && capacity >= 0, "decode_attention", "empty batch or negative capacity");
   shape.check("decode_attention");
-  for (int64_t b = 0; b < batch; ++b)
+  int64_t longest = 0;
+  for (int64_t b = 0; b < batch; ++b) {
     require(capacity == 0 || (caches[b].keys && caches[b].values && caches[b].live), "decode_attention",
             "null cache for sequence " + std::to_string(b));
-  const int64_t hd = shape.head_dim;
+    longest = std::max(longest, extent_of(caches[b], capacity));
+  }
+  const int64_t hd = shape.head_dim, group = shape.group();
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const int64_t row = longest + 1;  // a score row: the slots, then the token itself
 
-  pool.parallel_for(batch * shape.heads, [&](int64_t begin, int64_t end) {
-    std::vector<float> weights(static_cast<size_t>(capacity + 1));
+  pool.parallel_for(batch * shape.kv_heads, [&](int64_t begin, int64_t end) {
+    std::vector<float> weights(static_cast<size_t>(group * row));
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t b = item / shape.heads, h = item % shape.heads, kv = h / shape.group();
-      const float* qh = q + b * shape.q_width() + h * hd;
+      const int64_t b = item / shape.kv_heads, kv = item % shape.kv_heads;
       const CacheView& cache = caches[b];
+      const int64_t extent = extent_of(cache, capacity);
       const float* keys = cache.keys + kv * capacity * hd;
       const float* values = cache.values + kv * capacity * hd;
       const uint8_t* live = cache.live + kv * capacity;
       const float* self_key = self_keys + b * shape.kv_width() + kv * hd;
       const float* self_value = self_values + b * shape.kv_width() + kv * hd;
+      const float* q_group = q + b * shape.q_width() + kv * group * hd;
 
-      float max_score = cpu::dot_f32(qh, self_key, hd) * scale;
-      weights[static_cast<size_t>(capacity)] = max_score;
-      for (int64_t s = 0; s < capacity; ++s) {
-        if (!live[s]) continue;
-        weights[static_cast<size_t>(s)] = cpu::dot_f32(qh, keys + s * hd, hd) * scale;
-        max_score = std::max(max_score, weights[static_cast<size_t>(s)]);
+      score_group(q_group, group, keys, extent, hd, weights.data(), row);
+      for (int64_t g = 0; g < group; ++g) {
+        float* w = weights.data() + g * row;
+        float* o = out + b * shape.q_width() + (kv * group + g) * hd;
+        float max_score = cpu::dot_f32(q_group + g * hd, self_key, hd) * scale;
+        const float self_score = max_score;
+        for (int64_t s = 0; s < extent; ++s) {
+          w[s] = live[s] ? w[s] * scale : -std::numeric_limits<float>::infinity();
+          max_score = std::max(max_score, w[s]);
+        }
+        float total = 0.0f;
+        for (int64_t s = 0; s < extent; ++s) total += (w[s] = std::exp(w[s] - max_score));
+        const float self_weight = std::exp(self_score - max_score);
+        total += self_weight;
+        const float inverse = 1.0f / total;
+        for (int64_t s = 0; s < extent; ++s) w[s] *= inverse;
+        cpu::weighted_row_sum(w, values, extent, hd, hd, o);
+        // The token itself comes last, as the newest position does in causal attention.
+        const float a = self_weight * inverse;
+        for (int64_t d = 0; d < hd; ++d) o[d] += a * self_value[d];
       }
-      float total = 0.0f;
-      for (int64_t s = 0; s < capacity; ++s)
-        if (live[s]) total += (weights[static_cast<size_t>(s)] = std::exp(weights[static_cast<size_t>(s)] - max_score));
-      total += (weights[static_cast<size_t>(capacity)] = std::exp(weights[static_cast<size_t>(capacity)] - max_score));
-
-      // The token itself comes last, as the newest position does in causal attention, so an
-      // uncompressed cache sums in the same order as the dense kernel.
-      float* o = out + b * shape.q_width() + h * hd;
-      std::fill(o, o + hd, 0.0f);
-      for (int64_t s = 0; s < capacity; ++s) {
-        if (!live[s]) continue;
-        const float a = weights[static_cast<size_t>(s)] / total;
-        const float* v = values + s * hd;
-        for (int64_t d = 0; d < hd; ++d) o[d] += a * v[d];
-      }
-      const float self_weight = weights[static_cast<size_t>(capacity)] / total;
-      for (int64_t d = 0; d < hd; ++d) o[d] += self_weight * self_value[d];
     }
-  }, 2 * (capacity + 1) * hd);
+  }, 2 * (longest + 1) * hd * group);
 }
 
 }  // namespace snapstream::kernels

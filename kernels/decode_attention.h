@@ -16,6 +16,9 @@ struct CacheView {
   const float* keys = nullptr;
   const float* values = nullptr;
   const uint8_t* live = nullptr;
+  // Slots [0, extent) may be live and the rest are all empty, so a short sequence in a large
+  // cache costs its length, not the capacity. Negative: the whole capacity.
+  int64_t extent = -1;
 };
 
 // For b < batch: q [batch][heads*head_dim], self_keys/self_values [batch][kv_heads*head_dim]

@@ -81,8 +81,9 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   int64_t observation_window() const override { return cache_.config().window; }
 
   kernels::CacheView cache(int64_t row, int64_t layer, int64_t kv_begin) override {
-    const LayerCacheView view = shard_view(slots[static_cast<size_t>(row)], layer, kv_begin);
-    return {view.keys, view.values, view.live};
+    const int64_t slot = slots[static_cast<size_t>(row)];
+    const LayerCacheView view = shard_view(slot, layer, kv_begin);
+    return {view.keys, view.values, view.live, cache_.extent(slot)};
   }
 
   void store(int64_t row, int64_t layer, int64_t kv_begin, int64_t kv_count, const float* key, const float* value) override {

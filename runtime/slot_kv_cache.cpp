@@ -21,7 +21,8 @@ SlotKvCache::SlotKvCache(const ModelConfig& model, const SnapStreamConfig& confi
 }
 
 kernels::CacheView SlotKvCache::view(int64_t slot, int64_t layer) const {
-  return {keys_.data() + offset(slot, layer), values_.data() + offset(slot, layer), live_.data() + marker_offset(slot, layer)};
+  return {keys_.data() + offset(slot, layer), values_.data() + offset(slot, layer), live_.data() + marker_offset(slot, layer),
+          extent(slot)};
 }
 
 void SlotKvCache::reset(int64_t slot) {

@@ -56,6 +56,11 @@ class SlotKvCache {
     return {keys(slot, layer), values(slot, layer), live(slot, layer), positions(slot, layer)};
   }
   SequenceState& state(int64_t slot) { return states_.at(static_cast<size_t>(slot)); }
+  // Slots [0, extent) of `slot` may be live; the rest are empty.
+  int64_t extent(int64_t slot) const {
+    const SequenceState& s = states_.at(static_cast<size_t>(slot));
+    return s.ring_writes > 0 ? config_.capacity : s.filled;
+  }
 
   // Empties a slot for its next sequence: nothing of the previous one stays live.
   void reset(int64_t slot);

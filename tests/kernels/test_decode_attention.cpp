@@ -1,6 +1,7 @@
 // Masked decode attention against a naive evaluation over exactly the live slots plus the token.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -10,8 +11,8 @@ using namespace snapstream::kernels;
 
 TEST_CASE("decode attention over a masked cache matches the naive formula", "[decode_attention]") {
   ThreadPool pool(2);
-  const AttentionShape shape = GENERATE(AttentionShape{4, 2, 8}, AttentionShape{2, 2, 16}, AttentionShape{6, 1, 4});
-  const int64_t capacity = GENERATE(0, 1, 9);
+  const AttentionShape shape = GENERATE(AttentionShape{4, 2, 8}, AttentionShape{2, 2, 16}, AttentionShape{6, 1, 4}, AttentionShape{8, 1, 64}, AttentionShape{3, 3, 100});
+  const int64_t capacity = GENERATE(0, 1, 9, 70);
   const int64_t batch = 3;
   std::mt19937 rng(11);
   std::normal_distribution<float> normal;
@@ -33,7 +34,21 @@ TEST_CASE("decode attention over a masked cache matches the naive formula", "[de
     live.emplace_back(static_cast<size_t>(shape.kv_heads * capacity));
     for (auto& l : live.back()) l = coin(rng);
   }
-  for (int64_t b = 0; b < batch; ++b) caches.push_back({keys[b].data(), values[b].data(), live[b].data()});
+  // Sequence 1 claims only the first half of its slots: the rest are empty and hold NaN, which
+  // must never reach the output. Empty slots below the extent hold NaN too.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<int64_t> extents(static_cast<size_t>(batch), -1);
+  extents[1] = capacity / 2;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t kv = 0; kv < shape.kv_heads; ++kv)
+      for (int64_t s = 0; s < capacity; ++s) {
+        auto& is_live = live[b][kv * capacity + s];
+        if (extents[b] >= 0 && s >= extents[b]) is_live = 0;
+        if (is_live) continue;
+        std::fill_n(values[b].begin() + (kv * capacity + s) * shape.head_dim, shape.head_dim, nan);
+        std::fill_n(keys[b].begin() + (kv * capacity + s) * shape.head_dim, shape.head_dim, nan);
+      }
+  for (int64_t b = 0; b < batch; ++b) caches.push_back({keys[b].data(), values[b].data(), live[b].data(), extents[b]});
   std::vector<float> out(q.size());
   decode_attention(pool, batch, q.data(), self_k.data(), self_v.data(), caches.data(), capacity, shape, out.data());
 
