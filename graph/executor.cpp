@@ -51,7 +51,7 @@ void Executor::run_op(const Op& op, int64_t layer) {
   const DecoderShape& s = graph_->shape;
   const bool decode = graph_->key.phase == Phase::Decode;
   const int64_t rows = bucket_rows_;
-  auto position = [&](int64_t row) { return decode ? rows_->positions[static_cast<size_t>(row)] : row; };
+  auto position = [&](int64_t row) { return decode ? rows_->positions[static_cast<size_t>(row)] : rows_->first_position + row; };
   switch (op.kind) {
     case OpKind::Embed: {
       const kernels::WeightView table = bindings_->matrix(WeightKind::Embedding, -1);
@@ -97,10 +97,24 @@ void Executor::run_op(const Op& op, int64_t layer) {
       const float* k = tensor(op.inputs[1]);
       const float* v = tensor(op.inputs[2]);
       float* out = tensor(op.outputs[0]);
-      kernels::causal_attention(pool_, q, real_rows_, 0, k, v, shard, out);
+      const int64_t first = rows_->first_position;
+      if (first == 0 && rows_->prompt_ends) {
+        kernels::causal_attention(pool_, q, real_rows_, 0, k, v, shard, out);
+      } else {
+        // A chunk of a longer prompt: append to the prompt's history and attend over all of it.
+        const ExecutionBindings::PromptHistory history = bindings_->prompt_history(layer, op.kv_head_begin);
+        const auto width = static_cast<size_t>(real_rows_ * shard.kv_width());
+        std::copy_n(k, width, history.keys + first * shard.kv_width());
+        std::copy_n(v, width, history.values + first * shard.kv_width());
+        k = history.keys;
+        v = history.values;
+        kernels::causal_attention(pool_, q, real_rows_, first, k, v, shard, out);
+      }
       std::fill(out + real_rows_ * shard.q_width(), out + rows * shard.q_width(), 0.0f);
+      if (!rows_->prompt_ends) return;
       const int64_t window = std::min(bindings_->observation_window(), real_rows_);
-      bindings_->compact(layer, shard, op.kv_head_begin, k, v, real_rows_, q + (real_rows_ - window) * shard.q_width(), window);
+      bindings_->compact(layer, shard, op.kv_head_begin, k, v, first + real_rows_, q + (real_rows_ - window) * shard.q_width(),
+                         window);
       return;
     }
     case OpKind::DecodeAttention: {

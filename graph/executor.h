@@ -33,12 +33,21 @@ class ExecutionBindings {
   virtual void compact(int64_t layer, const kernels::AttentionShape& shard, int64_t kv_begin, const float* keys,
                        const float* values, int64_t length, const float* window_queries, int64_t window) = 0;
   virtual int64_t observation_window() const = 0;
+  // Chunked prefill: the prompt's keys and values so far, for the shard starting at kv_begin,
+  // each [context][shard kv width]. A chunk appends its rows and attends over all of them.
+  struct PromptHistory {
+    float* keys = nullptr;
+    float* values = nullptr;
+  };
+  virtual PromptHistory prompt_history(int64_t layer, int64_t kv_begin) = 0;
 };
 
 // The real rows of a step; the graph's bucket may hold more (padding).
 struct StepRows {
-  std::span<const int32_t> tokens;     // decode: one per sequence; prefill: the prompt
-  std::span<const int64_t> positions;  // decode: each sequence's position (prefill counts from 0)
+  std::span<const int32_t> tokens;     // decode: one per sequence; prefill: the chunk's tokens
+  std::span<const int64_t> positions;  // decode: each sequence's position
+  int64_t first_position = 0;          // prefill: the position of the chunk's first token
+  bool prompt_ends = true;             // prefill: this chunk ends the prompt (SnapKV runs now)
 };
 
 class Executor {
@@ -46,7 +55,8 @@ class Executor {
   explicit Executor(kernels::ThreadPool& pool) : pool_(pool) {}
 
   // Runs `graph` using `arena` (at least graph.arena_bytes, 64-byte aligned) for its tensors.
-  // Returns the logits in the arena: [real rows][vocab] for decode, [1][vocab] for prefill.
+  // Returns the logits in the arena: [real rows][vocab] for decode, [1][vocab] for prefill (the
+  // chunk's last token).
   const float* run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena);
 
  private:

@@ -34,7 +34,7 @@ graph::BucketPlan bucket_plan(const GraphPlan& plan, const ModelConfig& c, int64
     buckets.decode_batches.push_back(slots);
   }
   if (buckets.prefill_lengths.empty()) {
-    // Up to 4096 tokens: a prompt runs as one graph, and chunked prefill is not there yet.
+    // Longer prompts prefill in chunks of the largest bucket.
     const int64_t longest = std::min<int64_t>(c.context_length, kLongestDefaultPrefill);
     for (int64_t l = 128; l < longest; l *= 4) buckets.prefill_lengths.push_back(l);
     buckets.prefill_lengths.push_back(longest);
@@ -46,7 +46,8 @@ graph::BucketPlan bucket_plan(const GraphPlan& plan, const ModelConfig& c, int64
 
 class GraphRunner::Bindings final : public graph::ExecutionBindings {
  public:
-  Bindings(const Model& model, SlotKvCache& cache, kernels::ThreadPool& pool) : model_(model), cache_(cache), pool_(pool) {}
+  Bindings(const Model& model, SlotKvCache& cache, kernels::ThreadPool& pool, float* history = nullptr)
+      : model_(model), cache_(cache), pool_(pool), history_(history) {}
 
   kernels::WeightView matrix(graph::WeightKind kind, int64_t layer) const override {
     const ModelWeights& w = model_.weights;
@@ -100,6 +101,13 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
     compaction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
+  PromptHistory prompt_history(int64_t layer, int64_t kv_begin) override {
+    if (history_ == nullptr) throw InvalidRequestError("this runner has no prompt history for chunked prefill");
+    const ModelConfig& c = model_.config;
+    float* keys = history_ + layer * 2 * c.context_length * c.kv_dim() + kv_begin * c.context_length * c.head_dim();
+    return {keys, keys + c.context_length * c.kv_dim()};
+  }
+
   double compaction_seconds = 0.0;  // time spent moving prompts into the cache, SnapKV included
 
   // Per step: the slot of each row, where its token goes, and its position.
@@ -114,6 +122,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   const Model& model_;
   SlotKvCache& cache_;
   kernels::ThreadPool& pool_;
+  float* history_;
 };
 
 GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan)
@@ -127,25 +136,79 @@ GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCa
   for (const auto& g : graphs_.graphs()) arena = std::max(arena, g.arena_bytes);
   arena_.resize(static_cast<size_t>(arena));
   ++arena_allocations_;
+  const ModelConfig& c = model.config;
+  if (c.context_length - 1 > graphs_.max_prefill_length())
+    history_.resize(static_cast<size_t>(c.n_layers * 2 * c.context_length * c.kv_dim()));
+}
+
+std::vector<int64_t> GraphRunner::chunk_lengths(int64_t prompt_length) const {
+  const int64_t chunk = graphs_.max_prefill_length();
+  const int64_t last_at_least = std::min(cache_.config().window, chunk);
+  std::vector<int64_t> lengths;
+  int64_t left = prompt_length;
+  while (left > chunk) {
+    // Leave the last chunk at least the observation window.
+    const int64_t take = std::min(chunk, left - last_at_least);
+    lengths.push_back(take);
+    left -= take;
+  }
+  if (left > 0) lengths.push_back(left);
+  return lengths;
 }
 
 void GraphRunner::prefill(std::span<const int32_t> prompt, int64_t slot, float* logits) {
+  int64_t start = 0;
+  for (const int64_t count : chunk_lengths(static_cast<int64_t>(prompt.size()))) {
+    prefill_chunk(prompt, start, count, slot, logits);
+    start += count;
+  }
+}
+
+void GraphRunner::abandon_prefill(int64_t slot) {
+  if (history_slot_ == slot) history_slot_ = -1;
+}
+
+bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, int64_t count, int64_t slot, float* logits) {
   const auto length = static_cast<int64_t>(prompt.size());
   if (length < 1 || length >= model_.config.context_length)
     throw InvalidRequestError("a prompt of " + std::to_string(length) + " tokens does not fit the context of " +
                               std::to_string(model_.config.context_length));
-  if (length > graphs_.max_prefill_length())
-    throw InvalidRequestError("a prompt of " + std::to_string(length) + " tokens exceeds the largest prefill bucket (" +
-                              std::to_string(graphs_.max_prefill_length()) + ")");
   if (slot < 0 || slot >= cache_.slots()) throw InvalidRequestError("prefill slot out of range");
-  model_.tokenizer.check_ids(prompt);
-  Bindings bindings(model_, cache_, pool_);
+  if (start < 0 || count < 1 || count > length - start || count > graphs_.max_prefill_length())
+    throw InvalidRequestError("prefill chunk [" + std::to_string(start) + ", +" + std::to_string(count) +
+                              ") does not fit a prompt of " + std::to_string(length) + " tokens and the largest bucket (" +
+                              std::to_string(graphs_.max_prefill_length()) + ")");
+  const bool ends = start + count == length;
+  const bool chunked = !(start == 0 && ends);
+  if (ends && length > 1 && count < std::min(cache_.config().window, length))
+    throw InvalidRequestError("the last prefill chunk must hold the observation window; use chunk_lengths()");
+  if (chunked) {
+    if (history_.empty())
+      throw InvalidRequestError("every prompt fits one prefill graph here; prefill it in one chunk");
+    if (start == 0) {
+      if (history_slot_ >= 0 && history_slot_ != slot)
+        throw InvalidRequestError("slot " + std::to_string(history_slot_) + " is prefilling a long prompt; one at a time");
+      history_slot_ = slot;
+      history_length_ = 0;
+    } else if (history_slot_ != slot || history_length_ != start) {
+      throw InvalidRequestError("prefill chunk at " + std::to_string(start) + " does not continue slot " +
+                                std::to_string(slot) + "'s prompt");
+    }
+  }
+  const std::span<const int32_t> tokens = prompt.subspan(static_cast<size_t>(start), static_cast<size_t>(count));
+  model_.tokenizer.check_ids(tokens);
+  if (start == 0) cache_.reset(slot);
+  Bindings bindings(model_, cache_, pool_, history_.empty() ? nullptr : history_.data());
   bindings.slots = {slot};
-  cache_.reset(slot);
-  const float* out = executor_.run(graphs_.prefill(length), bindings, {prompt, {}}, arena_.data());
-  std::copy_n(out, model_.config.vocab_size, logits);
+  graph::StepRows rows{tokens, {}, start, ends};
+  const float* out = executor_.run(graphs_.prefill(count), bindings, rows, arena_.data());
   compaction_seconds_ += bindings.compaction_seconds;
+  if (chunked) history_length_ = start + count;
+  if (!ends) return false;
+  if (chunked) history_slot_ = -1;
+  std::copy_n(out, model_.config.vocab_size, logits);
   cache_.state(slot) = state_after_prompt(cache_.config(), length);
+  return true;
 }
 
 void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {

@@ -32,9 +32,19 @@ class GraphRunner {
  public:
   GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan = {});
 
-  // Prefills a whole prompt into `slot` (compressing it when it exceeds the capacity) and
-  // writes the last token's logits [vocab]. Throws InvalidRequestError beyond the largest bucket.
+  // Prefills a whole prompt into `slot` (compressing it when it exceeds the capacity), chunk by
+  // chunk, and writes the last token's logits [vocab].
   void prefill(std::span<const int32_t> prompt, int64_t slot, float* logits);
+
+  // How a prompt splits into prefill chunks: each fits the largest bucket, and the last holds at
+  // least the observation window, whose queries SnapKV needs.
+  std::vector<int64_t> chunk_lengths(int64_t prompt_length) const;
+  // Prefills prompt[start, start + count) into `slot`, one chunk of chunk_lengths() in order.
+  // Only one prompt at a time may be more than one chunk long (it holds the prompt history).
+  // Returns true, with the prompt's last logits written, when the chunk ends the prompt.
+  bool prefill_chunk(std::span<const int32_t> prompt, int64_t start, int64_t count, int64_t slot, float* logits);
+  // Gives up the chunked prompt of `slot`, if it has one in progress (a cancelled request).
+  void abandon_prefill(int64_t slot);
   // One decode step for up to the largest batch bucket of sequences; logits is [batch][vocab].
   void decode(std::span<const DecodeInput> batch, float* logits);
 
@@ -54,6 +64,11 @@ class GraphRunner {
   graph::Executor executor_;
   std::vector<std::byte> arena_;
   int64_t arena_allocations_ = 0;
+  // The dense keys and values of the prompt being prefilled in chunks ([layer][keys|values]
+  // [context][kv width]), allocated at start-up when a prompt can outgrow the largest bucket.
+  std::vector<float> history_;
+  int64_t history_slot_ = -1;    // the slot whose prompt it holds, -1 when free
+  int64_t history_length_ = 0;   // positions it holds
   double compaction_seconds_ = 0.0;
   kernels::ThreadPool& pool_;
 };

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "runtime/errors.h"
 #include "runtime/graph_runner.h"
 #include "tests/support/test_paths.h"
 
@@ -156,4 +157,69 @@ TEST_CASE("a thousand decode steps compile no graph and allocate no arena or cac
   CHECK(runner.graphs().compiles() == compiles);
   CHECK(runner.arena_allocations() == 1);
   CHECK(cache.keys(0, 0) == cache_storage);  // the cache's storage never moved
+}
+
+TEST_CASE("long prompts split into chunks that end with the observation window", "[graph_runner][chunked]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(2);
+  SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 2);  // W = 32
+  GraphRunner runner(*model, pool, cache, {{1}, {64, 128}, 1, true});
+  using Chunks = std::vector<int64_t>;
+  CHECK(runner.chunk_lengths(1) == Chunks{1});
+  CHECK(runner.chunk_lengths(128) == Chunks{128});
+  CHECK(runner.chunk_lengths(129) == Chunks{97, 32});
+  CHECK(runner.chunk_lengths(260) == Chunks{128, 100, 32});
+  CHECK(runner.chunk_lengths(300) == Chunks{128, 128, 44});
+
+  // One chunked prompt at a time, chunks in order; a cancelled one frees the history.
+  const auto ids = story_ids(*model, *models);
+  const std::span<const int32_t> prompt(ids.data(), 300);
+  std::vector<float> logits(static_cast<size_t>(model->config.vocab_size));
+  CHECK_FALSE(runner.prefill_chunk(prompt, 0, 128, 0, logits.data()));
+  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 0, 128, 1, logits.data()), InvalidRequestError);
+  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 200, 100, 0, logits.data()), InvalidRequestError);
+  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 128, 129, 0, logits.data()), InvalidRequestError);  // past the bucket
+  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 128, 160, 0, logits.data()), InvalidRequestError);  // window split
+  runner.abandon_prefill(0);
+  CHECK_FALSE(runner.prefill_chunk(prompt, 0, 128, 1, logits.data()));
+  CHECK_FALSE(runner.prefill_chunk(prompt, 128, 128, 1, logits.data()));
+  CHECK(runner.prefill_chunk(prompt, 256, 44, 1, logits.data()));
+  CHECK(cache.state(1).length == 300);
+}
+
+TEST_CASE("a prompt prefilled in chunks decodes like one prefilled whole", "[graph_runner][chunked]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  const int64_t vocab = model->config.vocab_size;
+  kernels::ThreadPool pool(2);
+  const auto ids = story_ids(*model, *models);
+  const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 300);
+  SnapStreamConfig full;
+  full.full_cache = true;
+  for (const SnapStreamConfig& config : {full, snapstream_c128()}) {
+    INFO(config.resolved(model->config.context_length).describe());
+    const auto resolved = config.resolved(model->config.context_length);
+    SlotKvCache whole_cache(model->config, resolved, 1), chunked_cache(model->config, resolved, 1);
+    GraphRunner whole(*model, pool, whole_cache, {{1}, {512}, 1, true});
+    GraphRunner chunked(*model, pool, chunked_cache, {{1}, {64, 128}, 1, true});
+    REQUIRE(chunked.chunk_lengths(300).size() == 3);
+    std::vector<float> a(static_cast<size_t>(vocab)), b(a.size());
+    whole.prefill(prompt, 0, a.data());
+    chunked.prefill(prompt, 0, b.data());
+    // SnapKV ran once over the whole prompt in both: the same positions are kept.
+    for (int64_t layer = 0; layer < model->config.n_layers; ++layer)
+      CHECK(std::equal(whole_cache.positions(0, layer), whole_cache.positions(0, layer) + model->config.n_kv_heads * resolved.capacity,
+                       chunked_cache.positions(0, layer)));
+    for (int step = 0; step < 60; ++step) {
+      for (int64_t i = 0; i < vocab; ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-4));
+      const int32_t token = argmax(a.data(), vocab);
+      REQUIRE(token == argmax(b.data(), vocab));
+      const DecodeInput input[1] = {{token, 0}};
+      whole.decode(input, a.data());
+      chunked.decode(input, b.data());
+    }
+  }
 }
