@@ -68,13 +68,15 @@ void Engine::loop() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      work_.wait(lock, [this] { return stopping_ || !waiting_.empty() || !running_.empty(); });
+      work_.wait(lock, [this] { return stopping_ || !waiting_.empty() || !running_.empty() || prefilling_; });
       if (stopping_) break;
     }
     step();
   }
   for (auto& sequence : running_) sequence.stream->finish(FinishReason::Cancelled, "the engine shut down");
   running_.clear();
+  if (prefilling_) prefilling_->stream->finish(FinishReason::Cancelled, "the engine shut down");
+  prefilling_.reset();
   std::lock_guard lock(mutex_);
   for (auto& waiting : waiting_) waiting.stream->finish(FinishReason::Cancelled, "the engine shut down");
   waiting_.clear();
@@ -83,7 +85,7 @@ void Engine::loop() {
 void Engine::step() {
   reap_cancelled();
   decode_running();
-  admit_waiting();
+  admit_waiting(continue_chunked_prefill());
   std::lock_guard lock(mutex_);
   ++stats_.steps;
 }
@@ -99,6 +101,11 @@ void Engine::reap_cancelled() {
   for (auto& sequence : running_)
     if (sequence.stream->cancel_requested()) release(sequence, FinishReason::Cancelled);
   std::erase_if(running_, [](const Sequence& s) { return s.stream == nullptr; });
+  if (prefilling_ && prefilling_->stream->cancel_requested()) {
+    runner_.abandon_prefill(prefilling_->slot);
+    release(*prefilling_, FinishReason::Cancelled);
+    prefilling_.reset();
+  }
   std::lock_guard lock(mutex_);
   for (auto& waiting : waiting_)
     if (waiting.stream->cancel_requested()) waiting.stream->finish(FinishReason::Cancelled);
@@ -124,19 +131,32 @@ void Engine::decode_running() {
   std::erase_if(running_, [](const Sequence& s) { return s.stream == nullptr; });
 }
 
-void Engine::admit_waiting() {
+int64_t Engine::continue_chunked_prefill() {
+  if (!prefilling_) return 0;
+  Sequence sequence = std::move(*prefilling_);
+  prefilling_.reset();
+  const int64_t tokens = sequence.chunks[sequence.next_chunk];
+  run_prefill_chunk(std::move(sequence));
+  return tokens;
+}
+
+void Engine::admit_waiting(int64_t spent) {
   std::vector<Waiting> admitted;
   {
     std::lock_guard lock(mutex_);
-    std::vector<int64_t> lengths;
-    for (const auto& waiting : waiting_) lengths.push_back(static_cast<int64_t>(waiting.spec.prompt_ids.size()));
-    const int64_t count = plan_admissions(static_cast<int64_t>(free_slots_.size()), lengths, options_.prefill_token_budget);
+    std::vector<WaitingPrompt> prompts;
+    for (const auto& waiting : waiting_) {
+      const auto length = static_cast<int64_t>(waiting.spec.prompt_ids.size());
+      const int64_t chunk = runner_.graphs().max_prefill_length();
+      prompts.push_back({std::min(length, chunk), length > chunk});
+    }
+    const int64_t count = plan_admissions(static_cast<int64_t>(free_slots_.size()), prompts, options_.prefill_token_budget,
+                                          spent, prefilling_.has_value());
     for (int64_t i = 0; i < count; ++i) {
       admitted.push_back(std::move(waiting_.front()));
       waiting_.pop_front();
     }
   }
-  logits_.resize(static_cast<size_t>(model_.config.vocab_size));
   for (auto& request : admitted) {
     Sampler sampler(request.spec.sampling);
     Sequence sequence{request.stream, std::move(request.spec), sampler, free_slots_.back()};
@@ -144,6 +164,7 @@ void Engine::admit_waiting() {
     publish_slots();
     const auto length = static_cast<int64_t>(sequence.spec.prompt_ids.size());
     sequence.limit = generation_limit(sequence.spec.max_tokens, length, model_.config.context_length);
+    sequence.chunks = runner_.chunk_lengths(length);
     {
       std::lock_guard lock(mutex_);
       stats_.prompt_tokens += length;
@@ -152,15 +173,29 @@ void Engine::admit_waiting() {
       release(sequence, FinishReason::Length);
       continue;
     }
-    try {
-      runner_.prefill(sequence.spec.prompt_ids, sequence.slot, logits_.data());
-    } catch (const std::exception& e) {
-      spdlog::error("prefill failed: {}", e.what());
-      release(sequence, FinishReason::Error, e.what());
-      continue;
-    }
-    if (take_token(sequence, logits_.data())) running_.push_back(std::move(sequence));
+    run_prefill_chunk(std::move(sequence));
   }
+}
+
+void Engine::run_prefill_chunk(Sequence sequence) {
+  const int64_t count = sequence.chunks[sequence.next_chunk];
+  logits_.resize(static_cast<size_t>(model_.config.vocab_size));
+  bool complete = false;
+  try {
+    complete = runner_.prefill_chunk(sequence.spec.prompt_ids, sequence.prefilled, count, sequence.slot, logits_.data());
+  } catch (const std::exception& e) {
+    spdlog::error("prefill failed: {}", e.what());
+    runner_.abandon_prefill(sequence.slot);
+    release(sequence, FinishReason::Error, e.what());
+    return;
+  }
+  sequence.prefilled += count;
+  ++sequence.next_chunk;
+  if (!complete) {
+    prefilling_ = std::move(sequence);
+    return;
+  }
+  if (take_token(sequence, logits_.data())) running_.push_back(std::move(sequence));
 }
 
 bool Engine::take_token(Sequence& sequence, const float* logits) {

@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -68,6 +69,9 @@ class Engine {
     int64_t limit = 0;        // tokens it may generate
     int64_t generated = 0;
     int32_t next_input = 0;   // the last sampled token, fed at the next decode
+    std::vector<int64_t> chunks;  // its prompt's prefill chunks
+    size_t next_chunk = 0;
+    int64_t prefilled = 0;        // prompt tokens prefilled so far
   };
   struct Waiting {
     std::shared_ptr<RequestStream> stream;
@@ -78,7 +82,12 @@ class Engine {
   void step();
   void reap_cancelled();
   void decode_running();
-  void admit_waiting();
+  // Runs the next chunk of the prompt being prefilled in chunks; returns the tokens it took.
+  int64_t continue_chunked_prefill();
+  void admit_waiting(int64_t spent);
+  // Runs a sequence's next prefill chunk. When the prompt is complete the sequence samples its
+  // first token and joins the running ones; until then it waits in prefilling_.
+  void run_prefill_chunk(Sequence sequence);
   // Samples from `logits`, streams the token and finishes the sequence when it stops.
   // Returns false when the sequence has finished.
   bool take_token(Sequence& sequence, const float* logits);
@@ -100,6 +109,7 @@ class Engine {
 
   // Owned by the engine thread.
   std::vector<Sequence> running_;
+  std::optional<Sequence> prefilling_;  // the prompt being prefilled in chunks, if any
   std::vector<int64_t> free_slots_;
   std::thread thread_;
 };

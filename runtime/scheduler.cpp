@@ -3,12 +3,15 @@
 
 namespace snapstream {
 
-int64_t plan_admissions(int64_t free_slots, std::span<const int64_t> waiting_prompt_lengths, int64_t prefill_token_budget) {
-  int64_t admitted = 0, spent = 0;
-  for (const int64_t length : waiting_prompt_lengths) {
+int64_t plan_admissions(int64_t free_slots, std::span<const WaitingPrompt> waiting, int64_t prefill_token_budget,
+                        int64_t spent, bool chunking) {
+  int64_t admitted = 0;
+  for (const WaitingPrompt& prompt : waiting) {
     if (admitted == free_slots) break;
-    if (admitted > 0 && spent + length > prefill_token_budget) break;
-    spent += length;
+    if (prompt.chunked && chunking) break;
+    if (spent > 0 && spent + prompt.first_chunk > prefill_token_budget) break;
+    spent += prompt.first_chunk;
+    chunking = chunking || prompt.chunked;
     ++admitted;
   }
   return admitted;

@@ -38,10 +38,15 @@ TEST_CASE("24 requests through 8 slots give each request's solo tokens", "[engin
   const auto model = load_model((*models / "stories260K.gguf").string());
   kernels::ThreadPool pool(2);
   const bool full_cache = GENERATE(true, false);
-  INFO((full_cache ? "full cache" : "SnapStream C = 128"));
+  // Prefill buckets of at most 128 tokens: prompts past 128 prefill in chunks across steps,
+  // interleaved with the decoding of the others.
+  const bool chunked = GENERATE(false, true);
+  INFO((full_cache ? "full cache" : "SnapStream C = 128") << (chunked ? ", chunked prefill" : ""));
   SnapStreamConfig cache;
   cache.full_cache = full_cache;
   cache.capacity = 128;
+  GraphPlan graphs;
+  if (chunked) graphs.prefill_lengths = {64, 128};
   const auto specs = mixed_requests(*model, *models);
 
   std::vector<GenerationResult> solo;
@@ -49,12 +54,15 @@ TEST_CASE("24 requests through 8 slots give each request's solo tokens", "[engin
     GenerationOptions options;
     options.max_tokens = spec.max_tokens;
     options.cache = cache;
+    options.graphs = graphs;
     solo.push_back(generate(*model, pool, spec.prompt_ids, options));
   }
 
   EngineOptions options;
   options.slots = 8;
   options.cache = cache;
+  options.graphs = graphs;
+  options.prefill_token_budget = 160;
   Engine engine(*model, pool, options);
   std::vector<std::shared_ptr<RequestStream>> streams;
   for (const auto& spec : specs) streams.push_back(engine.submit(spec));
@@ -147,4 +155,35 @@ TEST_CASE("the engine rejects bad requests and a full queue", "[engine]") {
   const auto none = engine.submit(zero);
   CHECK(none->collect().empty());
   CHECK(none->finish_reason() == FinishReason::Length);
+}
+
+TEST_CASE("a request cancelled while its prompt prefills in chunks frees the prompt history", "[engine][chunked]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(2);
+  auto specs = mixed_requests(*model, *models);
+  RequestSpec long_prompt = specs[8];  // 297 tokens: three chunks of the 128 bucket
+  REQUIRE(long_prompt.prompt_ids.size() > 256);
+  GenerationOptions solo_options;
+  solo_options.max_tokens = long_prompt.max_tokens;
+  solo_options.graphs.prefill_lengths = {128};
+  const auto alone = generate(*model, pool, long_prompt.prompt_ids, solo_options).ids;
+
+  EngineOptions options;
+  options.slots = 2;
+  options.graphs.prefill_lengths = {128};
+  Engine engine(*model, pool, options);
+  for (int i = 0; i < 5; ++i) {
+    // Cancelled once it holds a slot: usually between two of its chunks.
+    const auto cancelled = engine.submit(long_prompt);
+    while (engine.stats().running == 0 && !cancelled->finished()) std::this_thread::yield();
+    cancelled->cancel();
+    cancelled->collect();
+    CHECK(cancelled->finish_reason() != FinishReason::Error);
+  }
+  const auto next = engine.submit(long_prompt);
+  CHECK(next->collect() == alone);
+  CHECK(next->finish_reason() != FinishReason::Error);
+  CHECK(engine.stats().free_slots == 2);
 }
