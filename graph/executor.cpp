@@ -34,6 +34,8 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
     throw GraphError(std::to_string(real_rows_) + " rows do not fit the graph's bucket of " + std::to_string(bucket_rows_));
   if (graph.key.phase == Phase::Decode && static_cast<int64_t>(rows.positions.size()) != real_rows_)
     throw GraphError("a decode step needs one position per sequence");
+  if (!rows.shifted_positions.empty() && static_cast<int64_t>(rows.shifted_positions.size()) != real_rows_)
+    throw GraphError("shifted positions, when given, need one per sequence");
   for (const Op& op : graph.ops) {
     if (op.kind == OpKind::LoopedLayers) {
       for (int64_t i = 0; i < op.loop_count; ++i)
@@ -121,11 +123,19 @@ void Executor::run_op(const Op& op, int64_t layer) {
       const kernels::AttentionShape shard{op.head_end - op.head_begin, op.kv_head_end - op.kv_head_begin, s.head_dim};
       caches_.resize(static_cast<size_t>(bucket_rows_));  // grows once to the largest bucket
       for (int64_t r = 0; r < real_rows_; ++r) caches_[static_cast<size_t>(r)] = bindings_->cache(r, layer, op.kv_head_begin);
+      const float* q = tensor(op.inputs[0]);
       const float* k = tensor(op.inputs[1]);
       const float* v = tensor(op.inputs[2]);
       float* out = tensor(op.outputs[0]);
-      kernels::decode_attention(pool_, real_rows_, tensor(op.inputs[0]), k, v, caches_.data(), bindings_->cache_capacity(),
-                                shard, out);
+      const float* shifted_q = nullptr;
+      if (!rows_->shifted_positions.empty()) {
+        shifted_q_.assign(q, q + real_rows_ * shard.q_width());
+        for (int64_t r = 0; r < real_rows_; ++r)
+          kernels::rope(shifted_q_.data() + r * shard.q_width(), shard.heads, s.head_dim,
+                        rows_->shifted_positions[static_cast<size_t>(r)] - position(r), bindings_->rope_theta());
+        shifted_q = shifted_q_.data();
+      }
+      kernels::decode_attention(pool_, real_rows_, q, shifted_q, k, v, caches_.data(), bindings_->cache_capacity(), shard, out);
       std::fill(out + real_rows_ * shard.q_width(), out + rows * shard.q_width(), 0.0f);
       // Stored only now, so a ring entry this token evicts was still seen by its own attention.
       for (int64_t r = 0; r < real_rows_; ++r)

@@ -45,7 +45,10 @@ class ExecutionBindings {
 // The real rows of a step; the graph's bucket may hold more (padding).
 struct StepRows {
   std::span<const int32_t> tokens;     // decode: one per sequence; prefill: the chunk's tokens
-  std::span<const int64_t> positions;  // decode: each sequence's position
+  std::span<const int64_t> positions;  // decode: each sequence's RoPE position
+  // Decode with re-indexed positions: the RoPE position of each sequence's queries for the
+  // cache slots below its view's shifted_end. Empty when no sequence has such slots.
+  std::span<const int64_t> shifted_positions;
   int64_t first_position = 0;          // prefill: the position of the chunk's first token
   bool prompt_ends = true;             // prefill: this chunk ends the prompt (SnapKV runs now)
 };
@@ -72,6 +75,7 @@ class Executor {
   int64_t real_rows_ = 0;
   int64_t bucket_rows_ = 0;
   std::vector<kernels::CacheView> caches_;
+  std::vector<float> shifted_q_;  // grows once to the largest bucket's queries
 };
 
 }  // namespace snapstream::graph

@@ -38,8 +38,9 @@ void score_group(const float* q, int64_t group, const float* keys, int64_t exten
 
 }  // namespace
 
-void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const float* self_keys, const float* self_values,
-                      const CacheView* caches, int64_t capacity, const AttentionShape& shape, float* out) {
+void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const float* shifted_q, const float* self_keys,
+                      const float* self_values, const CacheView* caches, int64_t capacity, const AttentionShape& shape,
+                      float* out) {
   require(q && self_keys && self_values && caches && out, "decode_attention", "null buffer");
   require(batch > 0 && capacity >= 0, "decode_attention", "empty batch or negative capacity");
   shape.check("decode_attention");
@@ -48,6 +49,8 @@ void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const flo
     require(capacity == 0 || (caches[b].keys && caches[b].values && caches[b].live), "decode_attention",
             "null cache for sequence " + std::to_string(b));
     longest = std::max(longest, extent_of(caches[b], capacity));
+    require(caches[b].shifted_end >= 0 && (caches[b].shifted_end == 0 || shifted_q != nullptr), "decode_attention",
+            "sequence " + std::to_string(b) + " has shifted slots but no shifted queries");
   }
   const int64_t hd = shape.head_dim, group = shape.group();
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
@@ -66,7 +69,12 @@ void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const flo
       const float* self_value = self_values + b * shape.kv_width() + kv * hd;
       const float* q_group = q + b * shape.q_width() + kv * group * hd;
 
-      score_group(q_group, group, keys, extent, hd, weights.data(), row);
+      // Slots below shifted_end hold keys whose rotation is offset from the ring's; their
+      // queries were rotated by the same offset, so every score sees the intended distance.
+      const int64_t shifted = std::min(cache.shifted_end, extent);
+      if (shifted > 0)
+        score_group(shifted_q + b * shape.q_width() + kv * group * hd, group, keys, shifted, hd, weights.data(), row);
+      score_group(q_group, group, keys + shifted * hd, extent - shifted, hd, weights.data() + shifted, row);
       for (int64_t g = 0; g < group; ++g) {
         float* w = weights.data() + g * row;
         float* o = out + b * shape.q_width() + (kv * group + g) * hd;

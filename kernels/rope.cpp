@@ -10,7 +10,6 @@ namespace snapstream::kernels {
 void rope(float* x, int64_t heads, int64_t head_dim, int64_t position, float theta) {
   require(x != nullptr, "rope", "null buffer");
   require(heads > 0 && head_dim > 0 && head_dim % 2 == 0, "rope", "head_dim must be positive and even");
-  require(position >= 0, "rope", "negative position");
   for (int64_t i = 0; i < head_dim; i += 2) {
     const float frequency = 1.0f / std::pow(theta, static_cast<float>(i) / static_cast<float>(head_dim));
     const float angle = static_cast<float>(position) * frequency;

@@ -159,7 +159,7 @@ void Engine::admit_waiting(int64_t spent) {
   }
   for (auto& request : admitted) {
     Sampler sampler(request.spec.sampling);
-    Sequence sequence{request.stream, std::move(request.spec), sampler, free_slots_.back()};
+    Sequence sequence{request.stream, std::move(request.spec), sampler, free_slots_.back(), 0, 0, 0, {}, 0, 0};
     free_slots_.pop_back();
     publish_slots();
     const auto length = static_cast<int64_t>(sequence.spec.prompt_ids.size());

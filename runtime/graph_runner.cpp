@@ -82,9 +82,9 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   int64_t observation_window() const override { return cache_.config().window; }
 
   kernels::CacheView cache(int64_t row, int64_t layer, int64_t kv_begin) override {
-    const int64_t slot = slots[static_cast<size_t>(row)];
-    const LayerCacheView view = shard_view(slot, layer, kv_begin);
-    return {view.keys, view.values, view.live, cache_.extent(slot)};
+    const auto r = static_cast<size_t>(row);
+    const LayerCacheView view = shard_view(slots[r], layer, kv_begin);
+    return {view.keys, view.values, view.live, cache_.extent(slots[r]), shifted_ends.empty() ? 0 : shifted_ends[r]};
   }
 
   void store(int64_t row, int64_t layer, int64_t kv_begin, int64_t kv_count, const float* key, const float* value) override {
@@ -96,7 +96,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   void compact(int64_t layer, const kernels::AttentionShape& shard, int64_t kv_begin, const float* keys, const float* values,
                int64_t length, const float* window_queries, int64_t window) override {
     const auto start = std::chrono::steady_clock::now();
-    compact_layer(pool_, cache_.config(), shard, keys, values, length, window_queries, window,
+    compact_layer(pool_, cache_.config(), model_.config.rope_theta, shard, keys, values, length, window_queries, window,
                   shard_view(slots.front(), layer, kv_begin));
     compaction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
@@ -110,8 +110,9 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
 
   double compaction_seconds = 0.0;  // time spent moving prompts into the cache, SnapKV included
 
-  // Per step: the slot of each row, where its token goes, and its position.
-  std::vector<int64_t> slots, write_slots, positions;
+  // Per step: the slot of each row, where its token goes, and its position; with re-indexed
+  // positions also where its key rotates and how many slots use shifted queries.
+  std::vector<int64_t> slots, write_slots, positions, rotations, shifted_rotations, shifted_ends;
 
  private:
   const LayerWeights& layer_of(int64_t layer) const { return model_.weights.layers.at(static_cast<size_t>(layer)); }
@@ -200,7 +201,10 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
   if (start == 0) cache_.reset(slot);
   Bindings bindings(model_, cache_, pool_, history_.empty() ? nullptr : history_.data());
   bindings.slots = {slot};
-  graph::StepRows rows{tokens, {}, start, ends};
+  graph::StepRows rows;
+  rows.tokens = tokens;
+  rows.first_position = start;
+  rows.prompt_ends = ends;
   const float* out = executor_.run(graphs_.prefill(count), bindings, rows, arena_.data());
   compaction_seconds_ += bindings.compaction_seconds;
   if (chunked) history_length_ = start + count;
@@ -228,10 +232,18 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
     tokens.push_back(in.token);
     bindings.slots.push_back(in.slot);
     bindings.positions.push_back(cache_.state(in.slot).length);
+    bindings.rotations.push_back(cache_.next_rotation(in.slot));
+    bindings.shifted_ends.push_back(cache_.shifted_end(in.slot));
+    bindings.shifted_rotations.push_back(cache_.shifted_rotation());
   }
   model_.tokenizer.check_ids(tokens);
   for (int64_t slot : bindings.slots) bindings.write_slots.push_back(cache_.next_write_slot(slot));
-  const float* out = executor_.run(graphs_.decode(b), bindings, {tokens, bindings.positions}, arena_.data());
+  const bool shifted = std::any_of(bindings.shifted_ends.begin(), bindings.shifted_ends.end(), [](int64_t e) { return e > 0; });
+  graph::StepRows rows;
+  rows.tokens = tokens;
+  rows.positions = bindings.rotations;
+  if (shifted) rows.shifted_positions = bindings.shifted_rotations;
+  const float* out = executor_.run(graphs_.decode(b), bindings, rows, arena_.data());
   std::copy_n(out, b * model_.config.vocab_size, logits);
   for (int64_t slot : bindings.slots) cache_.state(slot).length += 1;
 }

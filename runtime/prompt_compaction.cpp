@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "kernels/kv_slots.h"
+#include "kernels/rope.h"
 #include "kernels/snapkv.h"
 #include "runtime/errors.h"
 
 namespace snapstream {
 
-void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, const kernels::AttentionShape& shape,
+void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, float rope_theta, const kernels::AttentionShape& shape,
                    const float* keys, const float* values, int64_t length, const float* window_queries, int64_t window,
                    const LayerCacheView& cache) {
   const int64_t capacity = config.capacity, kv_heads = shape.kv_heads, hd = shape.head_dim;
@@ -42,6 +43,9 @@ void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, co
     kernels::gather_positions(values, length, kv_heads, hd, kv, kept.data(), capacity, capacity, 0, cache.values);
     std::copy(kept.begin(), kept.end(), cache.positions + kv * capacity);
     std::fill_n(cache.live + kv * capacity, capacity, uint8_t{1});
+    if (config.positions == PositionMode::Reindexed)
+      for (int64_t slot = 0; slot < capacity; ++slot)
+        kernels::rope(cache.keys + (kv * capacity + slot) * hd, 1, hd, slot - kept[static_cast<size_t>(slot)], rope_theta);
   }
 }
 

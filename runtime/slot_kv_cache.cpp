@@ -49,6 +49,18 @@ void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim,
   }
 }
 
+int64_t SlotKvCache::next_rotation(int64_t slot) const {
+  const SequenceState& s = states_.at(static_cast<size_t>(slot));
+  if (config_.positions == PositionMode::Original) return s.length;
+  return s.filled < config_.capacity ? s.filled : config_.capacity + s.ring_writes;
+}
+
+int64_t SlotKvCache::shifted_end(int64_t slot) const {
+  const SequenceState& s = states_.at(static_cast<size_t>(slot));
+  const bool overwriting = s.filled == config_.capacity && !config_.full_cache;
+  return config_.positions == PositionMode::Reindexed && overwriting ? config_.capacity - config_.ring : 0;
+}
+
 int64_t SlotKvCache::bytes_per_slot() const { return 2 * layers_ * layer_floats_ * static_cast<int64_t>(sizeof(float)); }
 
 int64_t SlotKvCache::full_cache_bytes(const ModelConfig& model, int64_t positions) {

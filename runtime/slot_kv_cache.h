@@ -69,6 +69,18 @@ class SlotKvCache {
   // then the ring's oldest entry, S + K + (ring writes mod R). Advances the state.
   int64_t next_write_slot(int64_t slot);
 
+  // The RoPE rotation of the next decoded token (call before next_write_slot). Original
+  // positions: its absolute position. Re-indexed positions, which keep every query-key distance
+  // within the capacity: while the cache fills, its slot index (its rank); once the ring
+  // overwrites, C + the overwrites so far. A ring key then sits at distance C - rank from the
+  // query; the sink and compressed slots [0, C - R) keep their slot index as rotation, so their
+  // queries turn to C instead (shifted_rotation; shifted_end() slots use it).
+  int64_t next_rotation(int64_t slot) const;
+  int64_t shifted_rotation() const { return config_.capacity; }
+  // Slots [0, shifted_end) of `slot` are scored with queries at shifted_rotation(): 0 unless
+  // positions are re-indexed and the ring has started overwriting.
+  int64_t shifted_end(int64_t slot) const;
+
   // Bytes one sequence slot holds (keys and values), and all slots together.
   int64_t bytes_per_slot() const;
   int64_t total_bytes() const { return bytes_per_slot() * slots_; }

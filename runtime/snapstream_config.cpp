@@ -25,8 +25,6 @@ SnapStreamConfig SnapStreamConfig::resolved(int64_t context_length) const {
     throw ConfigError("sink (" + std::to_string(c.sink) + ") + ring (" + std::to_string(c.ring) + ") must fit the capacity " +
                       std::to_string(c.capacity) + ", with a ring of at least one slot");
   if (c.window < 1) throw ConfigError("the observation window must hold at least one query");
-  if (c.positions == PositionMode::Reindexed)
-    throw ConfigError("--positions reindexed is not available yet; use original");
   if (c.pool_kernel < 1 || c.pool_kernel % 2 == 0)
     throw ConfigError("the pooling kernel must be a positive odd width, got " + std::to_string(c.pool_kernel));
   return c;

@@ -1,4 +1,5 @@
-// Masked decode attention against a naive evaluation over exactly the live slots plus the token.
+// Masked decode attention against a naive evaluation over exactly the live slots plus the token,
+// including sequences that claim only part of the capacity and slots scored with shifted queries.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -23,6 +24,7 @@ TEST_CASE("decode attention over a masked cache matches the naive formula", "[de
     return v;
   };
   const auto q = fill(static_cast<size_t>(batch * shape.q_width()));
+  const auto shifted_q = fill(q.size());  // sequence 2 scores its first slots with these
   const auto self_k = fill(static_cast<size_t>(batch * shape.kv_width()));
   const auto self_v = fill(self_k.size());
   std::vector<std::vector<float>> keys, values;
@@ -48,27 +50,31 @@ TEST_CASE("decode attention over a masked cache matches the naive formula", "[de
         std::fill_n(values[b].begin() + (kv * capacity + s) * shape.head_dim, shape.head_dim, nan);
         std::fill_n(keys[b].begin() + (kv * capacity + s) * shape.head_dim, shape.head_dim, nan);
       }
-  for (int64_t b = 0; b < batch; ++b) caches.push_back({keys[b].data(), values[b].data(), live[b].data(), extents[b]});
+  std::vector<int64_t> shifted_ends = {0, 0, capacity / 3};
+  for (int64_t b = 0; b < batch; ++b)
+    caches.push_back({keys[b].data(), values[b].data(), live[b].data(), extents[b], shifted_ends[static_cast<size_t>(b)]});
   std::vector<float> out(q.size());
-  decode_attention(pool, batch, q.data(), self_k.data(), self_v.data(), caches.data(), capacity, shape, out.data());
+  decode_attention(pool, batch, q.data(), shifted_q.data(), self_k.data(), self_v.data(), caches.data(), capacity, shape, out.data());
 
   const int64_t hd = shape.head_dim;
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < shape.heads; ++h) {
       const int64_t kv = h / shape.group();
-      std::vector<const float*> k_rows, v_rows;
+      std::vector<const float*> k_rows, v_rows, q_rows;
       for (int64_t s = 0; s < capacity; ++s)
         if (live[b][kv * capacity + s]) {
           k_rows.push_back(&keys[b][(kv * capacity + s) * hd]);
           v_rows.push_back(&values[b][(kv * capacity + s) * hd]);
+          q_rows.push_back(&(s < shifted_ends[static_cast<size_t>(b)] ? shifted_q : q)[(b * shape.heads + h) * hd]);
         }
       k_rows.push_back(&self_k[(b * shape.kv_heads + kv) * hd]);
       v_rows.push_back(&self_v[(b * shape.kv_heads + kv) * hd]);
+      q_rows.push_back(&q[(b * shape.heads + h) * hd]);
       std::vector<double> w(k_rows.size());
       double total = 0.0;
       for (size_t t = 0; t < k_rows.size(); ++t) {
         double dot = 0.0;
-        for (int64_t d = 0; d < hd; ++d) dot += static_cast<double>(q[(b * shape.heads + h) * hd + d]) * k_rows[t][d];
+        for (int64_t d = 0; d < hd; ++d) dot += static_cast<double>(q_rows[t][d]) * k_rows[t][d];
         total += (w[t] = std::exp(dot / std::sqrt(static_cast<double>(hd))));
       }
       for (int64_t d = 0; d < hd; ++d) {

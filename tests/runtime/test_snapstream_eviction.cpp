@@ -1,7 +1,8 @@
 // SnapStream against a naive dense reference: on stories260K with a 320-token prompt and
 // C = 128, every decode step's logits must equal those of plain attention restricted to the
 // positions the cache should hold (sink, SnapKV's picks, the last R tokens), while the ring
-// wraps several times. Also: with room for everything, SnapStream equals the full cache.
+// wraps several times, with original and with re-indexed positions. Also: with room for
+// everything, SnapStream equals the full cache.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -33,16 +34,22 @@ class DenseReference {
  public:
   using Allowed = std::function<bool(int64_t layer, int64_t kv_head, int64_t position)>;
 
-  explicit DenseReference(const Model& model) : m_(model), c_(model.config), keys_(c_.n_layers), values_(c_.n_layers) {}
+  explicit DenseReference(const Model& model)
+      : m_(model), c_(model.config), keys_(c_.n_layers), raw_keys_(c_.n_layers), values_(c_.n_layers) {}
 
   // Returns the logits; when `queries` is given, stores the rotated queries of every layer.
-  std::vector<float> step(int32_t token, int64_t p, const Allowed& allowed, std::vector<std::vector<float>>* queries = nullptr) {
+  // `reindexed`: RoPE positions are ranks among the positions a query sees (StreamingLLM), the
+  // query itself last; otherwise absolute positions.
+  std::vector<float> step(int32_t token, int64_t p, const Allowed& allowed, std::vector<std::vector<float>>* queries = nullptr,
+                          bool reindexed = false) {
     const int64_t dim = c_.dim, hd = c_.head_dim(), kv_dim = c_.kv_dim(), group = c_.n_heads / c_.n_kv_heads;
     std::vector<float> x = row(m_.weights.token_embedding, token);
     for (int64_t l = 0; l < c_.n_layers; ++l) {
       const LayerWeights& w = m_.weights.layers[static_cast<size_t>(l)];
       auto xn = rmsnorm(x, w.attention_norm);
       auto q = matvec(w.wq, xn), k = matvec(w.wk, xn), v = matvec(w.wv, xn);
+      const auto raw_q = q;
+      raw_keys_[static_cast<size_t>(l)].insert(raw_keys_[static_cast<size_t>(l)].end(), k.begin(), k.end());
       rope(q, p);
       rope(k, p);
       if (queries) (*queries)[static_cast<size_t>(l)] = q;
@@ -57,7 +64,18 @@ class DenseReference {
         seen.push_back(p);
         std::vector<float> weights;
         const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-        for (int64_t t : seen) weights.push_back(kernels::cpu::dot_f32(&q[h * hd], &keys_[l][t * kv_dim + kv * hd], hd) * scale);
+        if (reindexed) {
+          std::vector<float> qh(raw_q.begin() + h * hd, raw_q.begin() + (h + 1) * hd);
+          rope(qh, static_cast<int64_t>(seen.size()) - 1);
+          for (size_t rank = 0; rank < seen.size(); ++rank) {
+            const float* raw = &raw_keys_[l][seen[rank] * kv_dim + kv * hd];
+            std::vector<float> key(raw, raw + hd);
+            rope(key, static_cast<int64_t>(rank));
+            weights.push_back(kernels::cpu::dot_f32(qh.data(), key.data(), hd) * scale);
+          }
+        } else {
+          for (int64_t t : seen) weights.push_back(kernels::cpu::dot_f32(&q[h * hd], &keys_[l][t * kv_dim + kv * hd], hd) * scale);
+        }
         const float top = *std::max_element(weights.begin(), weights.end());
         float total = 0.0f;
         for (auto& wt : weights) total += (wt = std::exp(wt - top));
@@ -110,7 +128,7 @@ class DenseReference {
 
   const Model& m_;
   const ModelConfig& c_;
-  std::vector<std::vector<float>> keys_, values_;
+  std::vector<std::vector<float>> keys_, raw_keys_, values_;  // per layer; raw keys before RoPE
 };
 
 // SnapKV selection the slow way: window votes with a causal softmax per query, summed over the
@@ -171,6 +189,9 @@ TEST_CASE("SnapStream decode equals a dense reference over the positions the cac
   const int64_t length = 320, steps = c.context_length - length;  // 192 steps: the 64-slot ring wraps 3 times
   SnapStreamConfig config;
   config.capacity = 128;
+  const bool reindexed = GENERATE(false, true);
+  INFO((reindexed ? "re-indexed positions" : "original positions"));
+  if (reindexed) config.positions = PositionMode::Reindexed;
   config = config.resolved(c.context_length);
   REQUIRE(config.sink == 4);
   REQUIRE(config.ring == 64);
@@ -213,9 +234,12 @@ TEST_CASE("SnapStream decode equals a dense reference over the positions the cac
     const int64_t p = length + step;
     const DecodeInput input[1] = {{token, 1}};
     runner.decode(input, logits.data());
-    expected = reference.step(token, p, [&](int64_t l, int64_t kv, int64_t t) {
-      return t < config.sink || t >= p - config.ring || selected[static_cast<size_t>(l)][static_cast<size_t>(kv)].count(t) > 0;
-    });
+    expected = reference.step(
+        token, p,
+        [&](int64_t l, int64_t kv, int64_t t) {
+          return t < config.sink || t >= p - config.ring || selected[static_cast<size_t>(l)][static_cast<size_t>(kv)].count(t) > 0;
+        },
+        nullptr, reindexed);
     for (size_t i = 0; i < logits.size(); ++i) worst = std::max(worst, std::fabs(logits[i] - expected[i]));
     INFO("decode step " << step << " at position " << p);
     REQUIRE(worst <= 1e-4f);
@@ -232,9 +256,10 @@ TEST_CASE("SnapStream with room for every position equals the full cache exactly
   const auto model = load_model((*models / "stories260K.gguf").string());
   kernels::ThreadPool pool(2);
   const auto prompt = long_prompt(*model, *models, 100);
-  auto run = [&](bool full_cache) {
+  auto run = [&](bool full_cache, PositionMode positions) {
     SnapStreamConfig config;
     config.full_cache = full_cache;
+    config.positions = positions;
     config.capacity = 300;
     SlotKvCache cache(model->config, config.resolved(model->config.context_length), 1);
     GraphRunner runner(*model, pool, cache);
@@ -247,5 +272,8 @@ TEST_CASE("SnapStream with room for every position equals the full cache exactly
     }
     return all;
   };
-  CHECK(run(false) == run(true));
+  const auto full = run(true, PositionMode::Original);
+  CHECK(run(false, PositionMode::Original) == full);
+  // Until a token is evicted, re-indexed positions are the absolute ones.
+  CHECK(run(false, PositionMode::Reindexed) == full);
 }
