@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "runtime/errors.h"
@@ -21,6 +22,23 @@ std::vector<int32_t> story_ids(const Model& model, const std::filesystem::path& 
   return model.tokenizer.encode(text, true);
 }
 
+// The real test model with a long run of story tokens; empty (the test skips) without it.
+struct Stories {
+  std::unique_ptr<Model> model;
+  std::vector<int32_t> ids;
+  int64_t vocab = 0;
+};
+
+std::optional<Stories> load_stories() {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return std::nullopt;
+  Stories stories;
+  stories.model = load_model((*models / "stories260K.gguf").string());
+  stories.ids = story_ids(*stories.model, *models);
+  stories.vocab = stories.model->config.vocab_size;
+  return stories;
+}
+
 int32_t argmax(const float* logits, int64_t n) { return static_cast<int32_t>(std::max_element(logits, logits + n) - logits); }
 
 SnapStreamConfig snapstream_c128() {
@@ -31,12 +49,10 @@ SnapStreamConfig snapstream_c128() {
 }  // namespace
 
 TEST_CASE("decode buckets pad and mask at every edge", "[graph_runner]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
-  const int64_t vocab = model->config.vocab_size;
+  const auto stories = load_stories();
+  if (!stories) return;
+  const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  const auto ids = story_ids(*model, *models);
   SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 6);
   GraphRunner runner(*model, pool, cache, {{1, 4, 8}, {64, 256}, 1, true});
 
@@ -68,12 +84,10 @@ TEST_CASE("decode buckets pad and mask at every edge", "[graph_runner]") {
 }
 
 TEST_CASE("prefill buckets pad and mask at every edge", "[graph_runner]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
-  const int64_t vocab = model->config.vocab_size;
+  const auto stories = load_stories();
+  if (!stories) return;
+  const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  const auto ids = story_ids(*model, *models);
   const auto config = snapstream_c128().resolved(model->config.context_length);
   for (const int64_t length : {1, 64, 65, 200}) {
     INFO("prompt of " << length << " tokens");
@@ -89,12 +103,10 @@ TEST_CASE("prefill buckets pad and mask at every edge", "[graph_runner]") {
 }
 
 TEST_CASE("tensor-parallel shards reproduce the single-shard model", "[graph_runner][tp]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
-  const int64_t vocab = model->config.vocab_size;
+  const auto stories = load_stories();
+  if (!stories) return;
+  const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  const auto ids = story_ids(*model, *models);
   const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 300);  // past C = 128: compaction runs per shard
   auto run = [&](int32_t shards, const std::vector<int32_t>* forced, std::vector<std::vector<float>>& logits) {
     SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 1);
@@ -127,12 +139,10 @@ TEST_CASE("tensor-parallel shards reproduce the single-shard model", "[graph_run
 }
 
 TEST_CASE("a thousand decode steps compile no graph and allocate no arena or cache", "[graph_runner]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
-  const int64_t vocab = model->config.vocab_size;
+  const auto stories = load_stories();
+  if (!stories) return;
+  const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  const auto ids = story_ids(*model, *models);
   SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 3);
   GraphRunner runner(*model, pool, cache);
   const int64_t compiles = runner.graphs().compiles();
@@ -160,9 +170,9 @@ TEST_CASE("a thousand decode steps compile no graph and allocate no arena or cac
 }
 
 TEST_CASE("long prompts split into chunks that end with the observation window", "[graph_runner][chunked]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto stories = load_stories();
+  if (!stories) return;
+  const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
   SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 2);  // W = 32
   GraphRunner runner(*model, pool, cache, {{1}, {64, 128}, 1, true});
@@ -174,7 +184,6 @@ TEST_CASE("long prompts split into chunks that end with the observation window",
   CHECK(runner.chunk_lengths(300) == Chunks{128, 128, 44});
 
   // One chunked prompt at a time, chunks in order; a cancelled one frees the history.
-  const auto ids = story_ids(*model, *models);
   const std::span<const int32_t> prompt(ids.data(), 300);
   std::vector<float> logits(static_cast<size_t>(model->config.vocab_size));
   CHECK_FALSE(runner.prefill_chunk(prompt, 0, 128, 0, logits.data()));
@@ -190,12 +199,10 @@ TEST_CASE("long prompts split into chunks that end with the observation window",
 }
 
 TEST_CASE("a prompt prefilled in chunks decodes like one prefilled whole", "[graph_runner][chunked]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
-  const int64_t vocab = model->config.vocab_size;
+  const auto stories = load_stories();
+  if (!stories) return;
+  const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  const auto ids = story_ids(*model, *models);
   const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 300);
   SnapStreamConfig full;
   full.full_cache = true;
