@@ -9,6 +9,7 @@
 
 #include "runtime/scheduler.h"
 #include "runtime/stop_rule.h"
+#include "runtime/token_logprobs.h"
 
 namespace snapstream {
 
@@ -44,6 +45,7 @@ std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
                               std::to_string(model_.config.context_length) + ", leaving no room to generate");
   if (spec.max_tokens < 0) throw InvalidRequestError("max_tokens must be >= 0");
   model_.tokenizer.check_ids(spec.prompt_ids);
+  model_.tokenizer.check_ids(spec.stop_ids);
   spec.sampling.validate();
 
   auto stream = std::make_shared<RequestStream>();
@@ -86,8 +88,21 @@ void Engine::step() {
   reap_cancelled();
   decode_running();
   admit_waiting(continue_chunked_prefill());
+  int64_t live = 0, full = 0;
+  auto count = [&](const Sequence& s) {
+    const int64_t length = cache_.state(s.slot).length;
+    live += std::min(length, cache_.capacity());
+    full += length;
+  };
+  for (const auto& sequence : running_) count(sequence);
+  if (prefilling_) count(*prefilling_);
   std::lock_guard lock(mutex_);
   ++stats_.steps;
+  stats_.kv_live_tokens = live;
+  stats_.kv_full_tokens = full;
+  stats_.evicted_tokens = runner_.evicted_tokens();
+  stats_.decode_rows = runner_.decode_rows();
+  stats_.padded_rows = runner_.padded_rows();
 }
 
 void Engine::publish_slots() {
@@ -165,6 +180,7 @@ void Engine::admit_waiting(int64_t spent) {
     const auto length = static_cast<int64_t>(sequence.spec.prompt_ids.size());
     sequence.limit = generation_limit(sequence.spec.max_tokens, length, model_.config.context_length);
     sequence.chunks = runner_.chunk_lengths(length);
+    sequence.stream->mark_admitted();
     {
       std::lock_guard lock(mutex_);
       stats_.prompt_tokens += length;
@@ -200,11 +216,15 @@ void Engine::run_prefill_chunk(Sequence sequence) {
 
 bool Engine::take_token(Sequence& sequence, const float* logits) {
   const int32_t token = sequence.sampler.sample({logits, static_cast<size_t>(model_.config.vocab_size)});
-  if (is_end_token(model_.tokenizer, token)) {
+  if (is_end_token(model_.tokenizer, token) ||
+      std::find(sequence.spec.stop_ids.begin(), sequence.spec.stop_ids.end(), token) != sequence.spec.stop_ids.end()) {
     release(sequence, FinishReason::Stop);
     return false;
   }
-  sequence.stream->push(token);
+  if (sequence.spec.top_logprobs >= 0)
+    sequence.stream->push(token_event({logits, static_cast<size_t>(model_.config.vocab_size)}, token, sequence.spec.top_logprobs));
+  else
+    sequence.stream->push(token);
   sequence.next_input = token;
   ++sequence.generated;
   {

@@ -41,6 +41,13 @@ struct EngineStats {
   int64_t steps = 0;              // engine steps that did work
   int64_t generated_tokens = 0;
   int64_t prompt_tokens = 0;
+  // The KV cache, over the sequences holding slots: entries live, and what a full cache
+  // would hold for them (every position seen).
+  int64_t kv_live_tokens = 0;
+  int64_t kv_full_tokens = 0;
+  int64_t evicted_tokens = 0;  // dropped by SnapKV or the ring, in all
+  int64_t decode_rows = 0;     // decode graph rows run: real ones, and bucket padding
+  int64_t padded_rows = 0;
 };
 
 class Engine {

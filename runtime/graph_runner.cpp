@@ -212,6 +212,7 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
   if (chunked) history_slot_ = -1;
   std::copy_n(out, model_.config.vocab_size, logits);
   cache_.state(slot) = state_after_prompt(cache_.config(), length);
+  evicted_tokens_ += std::max<int64_t>(0, length - cache_.capacity());
   return true;
 }
 
@@ -237,13 +238,19 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
     bindings.shifted_rotations.push_back(cache_.shifted_rotation());
   }
   model_.tokenizer.check_ids(tokens);
-  for (int64_t slot : bindings.slots) bindings.write_slots.push_back(cache_.next_write_slot(slot));
+  for (int64_t slot : bindings.slots) {
+    if (cache_.state(slot).filled == cache_.capacity()) ++evicted_tokens_;  // the ring overwrites its oldest
+    bindings.write_slots.push_back(cache_.next_write_slot(slot));
+  }
   const bool shifted = std::any_of(bindings.shifted_ends.begin(), bindings.shifted_ends.end(), [](int64_t e) { return e > 0; });
   graph::StepRows rows;
   rows.tokens = tokens;
   rows.positions = bindings.rotations;
   if (shifted) rows.shifted_positions = bindings.shifted_rotations;
-  const float* out = executor_.run(graphs_.decode(b), bindings, rows, arena_.data());
+  const graph::Graph& graph = graphs_.decode(b);
+  decode_rows_ += b;
+  padded_rows_ += graph.key.batch - b;
+  const float* out = executor_.run(graph, bindings, rows, arena_.data());
   std::copy_n(out, b * model_.config.vocab_size, logits);
   for (int64_t slot : bindings.slots) cache_.state(slot).length += 1;
 }

@@ -54,6 +54,11 @@ class GraphRunner {
   int64_t arena_bytes() const { return static_cast<int64_t>(arena_.size()); }
   // Seconds prefill spent moving prompts into slots (SnapKV selection included), in all.
   double compaction_seconds() const { return compaction_seconds_; }
+  // Tokens dropped from caches so far: by SnapKV at prefill and by ring overwrites at decode.
+  int64_t evicted_tokens() const { return evicted_tokens_; }
+  // Decode rows run so far: real sequences, and padding up to the batch buckets.
+  int64_t decode_rows() const { return decode_rows_; }
+  int64_t padded_rows() const { return padded_rows_; }
 
  private:
   class Bindings;
@@ -70,6 +75,7 @@ class GraphRunner {
   int64_t history_slot_ = -1;    // the slot whose prompt it holds, -1 when free
   int64_t history_length_ = 0;   // positions it holds
   double compaction_seconds_ = 0.0;
+  int64_t evicted_tokens_ = 0, decode_rows_ = 0, padded_rows_ = 0;
   kernels::ThreadPool& pool_;
 };
 

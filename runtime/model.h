@@ -39,6 +39,7 @@ class Model {
   Tokenizer tokenizer;
   std::string path;
   std::string format;  // "gguf" or "llama2.c"
+  std::string chat_template;  // the file's tokenizer.chat_template (Jinja), empty when it has none
 
   // Keeps the mapping and any converted (owned) tensors alive for the weight views.
   std::shared_ptr<const MappedFile> mapping;

@@ -211,6 +211,8 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
   w.output = c.tied_embeddings ? w.token_embedding : reader.matrix("output.weight", c.vocab_size, d);
 
   model->tokenizer = read_tokenizer(gguf, reader);
+  const GgufValue* chat_template = gguf.find("tokenizer.chat_template");
+  if (chat_template != nullptr && chat_template->as_string() != nullptr) model->chat_template = *chat_template->as_string();
   if (model->tokenizer.vocab_size() != c.vocab_size)
     reader.fail("the vocabulary has " + std::to_string(model->tokenizer.vocab_size()) + " tokens but token_embd.weight has " +
                 std::to_string(c.vocab_size) + " rows");

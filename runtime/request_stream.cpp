@@ -14,12 +14,28 @@ std::string_view finish_reason_name(FinishReason reason) {
 }
 
 std::optional<int32_t> RequestStream::next(std::chrono::milliseconds timeout) {
+  const auto event = next_event(timeout);
+  if (!event) return std::nullopt;
+  return event->id;
+}
+
+std::optional<TokenEvent> RequestStream::next_event(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   ready_.wait_for(lock, timeout, [this] { return !tokens_.empty() || finished_; });
   if (tokens_.empty()) return std::nullopt;
-  const int32_t token = tokens_.front();
+  TokenEvent token = std::move(tokens_.front());
   tokens_.pop_front();
   return token;
+}
+
+std::optional<std::chrono::steady_clock::time_point> RequestStream::admitted_at() const {
+  std::lock_guard lock(mutex_);
+  return admitted_at_;
+}
+
+void RequestStream::mark_admitted() {
+  std::lock_guard lock(mutex_);
+  admitted_at_ = std::chrono::steady_clock::now();
 }
 
 bool RequestStream::finished() const {
@@ -43,12 +59,32 @@ std::vector<int32_t> RequestStream::collect() {
   return tokens;
 }
 
-void RequestStream::push(int32_t token) {
+void RequestStream::set_listener(std::function<void()> listener) {
+  bool pending = false;
   {
     std::lock_guard lock(mutex_);
-    tokens_.push_back(token);
+    listener_ = std::move(listener);
+    pending = !tokens_.empty() || finished_;
   }
+  if (pending) notify();
+}
+
+void RequestStream::notify() {
   ready_.notify_all();
+  std::function<void()> listener;
+  {
+    std::lock_guard lock(mutex_);
+    listener = listener_;
+  }
+  if (listener) listener();
+}
+
+void RequestStream::push(TokenEvent token) {
+  {
+    std::lock_guard lock(mutex_);
+    tokens_.push_back(std::move(token));
+  }
+  notify();
 }
 
 void RequestStream::finish(FinishReason reason, std::string error) {
@@ -59,7 +95,7 @@ void RequestStream::finish(FinishReason reason, std::string error) {
     reason_ = reason;
     error_ = std::move(error);
   }
-  ready_.notify_all();
+  notify();
 }
 
 }  // namespace snapstream

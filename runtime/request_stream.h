@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -25,6 +26,20 @@ struct RequestSpec {
   std::vector<int32_t> prompt_ids;
   int64_t max_tokens = 256;
   SamplingParams sampling;
+  std::vector<int32_t> stop_ids;  // tokens that end the request like EOS (not streamed)
+  int64_t top_logprobs = -1;      // report each token's log-probability and this many alternatives; -1: none
+};
+
+struct TokenLogprob {
+  int32_t id = 0;
+  float logprob = 0.0f;
+};
+
+// One generated token; logprob and top are filled when the request asked for them.
+struct TokenEvent {
+  int32_t id = 0;
+  float logprob = 0.0f;            // under the model's distribution (before temperature or cuts)
+  std::vector<TokenLogprob> top;   // the most likely alternatives, most likely first
 };
 
 class RequestStream {
@@ -32,6 +47,9 @@ class RequestStream {
   // Client side. next() blocks until a token, the end (nullopt) or the timeout (nullopt with
   // finished() still false).
   std::optional<int32_t> next(std::chrono::milliseconds timeout = std::chrono::hours(24 * 365));
+  std::optional<TokenEvent> next_event(std::chrono::milliseconds timeout = std::chrono::hours(24 * 365));
+  // When the engine gave the request a slot (its queue time ends); empty while it waits.
+  std::optional<std::chrono::steady_clock::time_point> admitted_at() const;
   bool finished() const;
   // Asks the engine to stop this request; its slot is freed at the next engine step.
   void cancel() { cancel_requested_.store(true); }
@@ -41,19 +59,29 @@ class RequestStream {
   std::string error() const;
   // Reads every remaining token until the end.
   std::vector<int32_t> collect();
+  // Event-driven clients (the HTTP server): `listener` runs on the engine thread after every
+  // token and at the end, and once at once if anything is already there. It must only hand
+  // the news on (post to an event loop); the client then drains with next(0ms).
+  void set_listener(std::function<void()> listener);
 
   // Engine side.
-  void push(int32_t token);
+  void push(int32_t token) { push(TokenEvent{token, 0.0f, {}}); }
+  void push(TokenEvent token);
+  void mark_admitted();
   void finish(FinishReason reason, std::string error = {});
 
  private:
+  void notify();
+
   mutable std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<int32_t> tokens_;
+  std::deque<TokenEvent> tokens_;
+  std::optional<std::chrono::steady_clock::time_point> admitted_at_;
   bool finished_ = false;
   FinishReason reason_ = FinishReason::Error;
   std::string error_;
   std::atomic<bool> cancel_requested_{false};
+  std::function<void()> listener_;  // guarded by mutex_
 };
 
 }  // namespace snapstream

@@ -40,8 +40,10 @@ class Tokenizer {
   // Throws InvalidRequestError unless every id is in range.
   void check_ids(std::span<const int32_t> ids) const;
 
- private:
+  // The id of the token spelled `piece` exactly, or -1.
   int32_t lookup(std::string_view piece) const;
+
+ private:
 
   std::vector<std::string> pieces_;
   std::vector<float> scores_;
