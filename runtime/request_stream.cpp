@@ -80,6 +80,7 @@ void RequestStream::notify() {
 }
 
 void RequestStream::push(TokenEvent token) {
+  token.at = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(mutex_);
     tokens_.push_back(std::move(token));

@@ -40,6 +40,7 @@ struct TokenEvent {
   int32_t id = 0;
   float logprob = 0.0f;            // under the model's distribution (before temperature or cuts)
   std::vector<TokenLogprob> top;   // the most likely alternatives, most likely first
+  std::chrono::steady_clock::time_point at{};  // when the engine produced it
 };
 
 class RequestStream {
@@ -65,7 +66,7 @@ class RequestStream {
   void set_listener(std::function<void()> listener);
 
   // Engine side.
-  void push(int32_t token) { push(TokenEvent{token, 0.0f, {}}); }
+  void push(int32_t token) { push(TokenEvent{token, 0.0f, {}, {}}); }
   void push(TokenEvent token);
   void mark_admitted();
   void finish(FinishReason reason, std::string error = {});

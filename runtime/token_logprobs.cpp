@@ -15,7 +15,7 @@ TokenEvent token_event(std::span<const float> logits, int32_t chosen, int64_t to
   const double log_total = peak + std::log(total);
   auto logprob = [&](int32_t id) { return static_cast<float>(logits[static_cast<size_t>(id)] - log_total); };
 
-  TokenEvent event{chosen, logprob(chosen), {}};
+  TokenEvent event{chosen, logprob(chosen), {}, {}};
   const auto count = static_cast<size_t>(std::clamp<int64_t>(top, 0, static_cast<int64_t>(logits.size())));
   if (count == 0) return event;
   std::vector<int32_t> ids(logits.size());

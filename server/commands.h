@@ -10,5 +10,6 @@ void add_make_model_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_batch_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 }  // namespace snapstream::server

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   snapstream::server::add_info_command(app);
   snapstream::server::add_bench_command(app);
   snapstream::server::add_batch_command(app);
+  snapstream::server::add_serve_command(app);
 
   try {
     app.parse(argc, argv);

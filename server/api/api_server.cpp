@@ -1,0 +1,166 @@
+// Routing and the small endpoints; completions are handed to completion_job.
+#include "server/api/api_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "runtime/utf8_stream.h"
+#include "server/api/api_error.h"
+#include "server/api/completion_job.h"
+#include "server/api/completion_request.h"
+#include "server/http/error_body.h"
+
+namespace snapstream::server::api {
+namespace {
+
+using json = nlohmann::json;
+namespace bhttp = boost::beast::http;
+
+void send_json(const std::shared_ptr<http::Responder>& responder, int status, const json& body) {
+  responder->send(status, "application/json", body.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void send_error(const std::shared_ptr<http::Responder>& responder, const ApiError& e) {
+  http::HeaderList headers;
+  if (e.status() == 401) headers.emplace_back("WWW-Authenticate", "Bearer");
+  if (e.status() == 429 || e.status() == 503) headers.emplace_back("Retry-After", "1");
+  responder->send(e.status(), "application/json", http::error_body(e.status(), e.what(), e.param(), "", e.code()), headers);
+}
+
+// Compares without stopping at the first difference, so timing does not reveal the key.
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  unsigned char difference = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(b.size(), 1)]);
+  return difference == 0;
+}
+
+json parse_object(std::string_view body) {
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw ApiError(400, std::string("the body is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ApiError(400, "the body must be a JSON object");
+  return j;
+}
+
+std::string path_of(const http::Request& request) {
+  const std::string_view target(request.target().data(), request.target().size());
+  return std::string(target.substr(0, target.find('?')));
+}
+
+}  // namespace
+
+ApiServer::ApiServer(Engine& engine, const Model& model, ApiOptions options, boost::asio::any_io_executor executor)
+    : engine_(engine),
+      model_(model),
+      options_(std::move(options)),
+      executor_(std::move(executor)),
+      chat_format_(detect_chat_format(model.chat_template)),
+      metrics_(options_.served_model_name, SlotKvCache::full_cache_bytes(model.config, 1)),
+      created_(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
+
+bool ApiServer::authorized(const http::Request& request) const {
+  if (options_.api_key.empty()) return true;
+  const auto header = request[bhttp::field::authorization];
+  const std::string_view value(header.data(), header.size());
+  constexpr std::string_view kBearer = "Bearer ";
+  if (value.substr(0, kBearer.size()) != kBearer) return false;
+  return constant_time_equal(value.substr(kBearer.size()), options_.api_key);
+}
+
+void ApiServer::handle(const http::Request& request, std::shared_ptr<http::Responder> responder) {
+  const std::string path = path_of(request);
+  const auto method = request.method();
+  try {
+    if (path == "/health") {
+      if (method != bhttp::verb::get) throw ApiError(405, "use GET for /health");
+      send_json(responder, 200, {{"status", "ok"}});
+      return;
+    }
+    if (path == "/metrics") {
+      if (method != bhttp::verb::get) throw ApiError(405, "use GET for /metrics");
+      responder->send(200, "text/plain; version=0.0.4", metrics_.render(engine_.stats(), engine_.cache().slots()));
+      return;
+    }
+    const bool known = path == "/v1/models" || path == "/v1/completions" || path == "/v1/chat/completions" ||
+                       path == "/tokenize" || path == "/detokenize";
+    if (!known) throw ApiError(404, "no route for " + std::string(request.method_string()) + " " + path);
+    if (!authorized(request)) throw ApiError(401, "missing or wrong API key; send 'Authorization: Bearer <key>'", "", "invalid_api_key");
+    if (path == "/v1/models") {
+      if (method != bhttp::verb::get) throw ApiError(405, "use GET for /v1/models");
+      send_json(responder, 200,
+                {{"object", "list"},
+                 {"data", json::array({{{"id", options_.served_model_name},
+                                        {"object", "model"},
+                                        {"created", created_},
+                                        {"owned_by", "snapstream"},
+                                        {"max_model_len", model_.config.context_length}}})}});
+      return;
+    }
+    if (method != bhttp::verb::post) throw ApiError(405, "use POST for " + path);
+    if (path == "/tokenize") return tokenize(request, responder);
+    if (path == "/detokenize") return detokenize(request, responder);
+    completions(request, responder, path == "/v1/chat/completions");
+  } catch (const ApiError& e) {
+    send_error(responder, e);
+  }
+}
+
+void ApiServer::completions(const http::Request& request, const std::shared_ptr<http::Responder>& responder, bool chat) {
+  const ParseContext context{model_.tokenizer, model_.config.context_length, chat_format_};
+  CompletionRequest parsed = parse_completion_request(request.body(), chat ? Endpoint::Chat : Endpoint::Completions, context);
+  if (!parsed.model.empty() && parsed.model != options_.served_model_name)
+    throw ApiError(404, "the model '" + parsed.model + "' does not exist; this server serves '" + options_.served_model_name + "'",
+                   "model", "model_not_found");
+  start_completion({engine_, model_.tokenizer, options_.served_model_name, metrics_, executor_}, std::move(parsed), responder);
+}
+
+void ApiServer::tokenize(const http::Request& request, const std::shared_ptr<http::Responder>& responder) {
+  const json body = parse_object(request.body());
+  bool special = true;
+  if (const auto it = body.find("add_special_tokens"); it != body.end()) {
+    if (!it->is_boolean()) throw ApiError(400, "'add_special_tokens' must be true or false", "add_special_tokens");
+    special = it->get<bool>();
+  }
+  std::vector<int32_t> ids;
+  if (const auto it = body.find("prompt"); it != body.end() && it->is_string()) {
+    ids = model_.tokenizer.encode(it->get<std::string>(), special);
+  } else if (body.contains("messages")) {
+    json chat = body;
+    chat.erase("model");
+    ids = parse_completion_request(chat.dump(), Endpoint::Chat, {model_.tokenizer, INT64_MAX, chat_format_}).prompts.front();
+  } else {
+    throw ApiError(400, "'prompt' (a string) or 'messages' is required", "prompt");
+  }
+  send_json(responder, 200, {{"tokens", ids}, {"count", ids.size()}, {"max_model_len", model_.config.context_length}});
+}
+
+void ApiServer::detokenize(const http::Request& request, const std::shared_ptr<http::Responder>& responder) {
+  const json body = parse_object(request.body());
+  const auto it = body.find("tokens");
+  if (it == body.end() || !it->is_array()) throw ApiError(400, "'tokens' (an array of token ids) is required", "tokens");
+  std::vector<int32_t> ids;
+  for (const auto& id : *it) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= model_.tokenizer.vocab_size())
+      throw ApiError(400, "'tokens' must hold ids within 0.." + std::to_string(model_.tokenizer.vocab_size() - 1), "tokens");
+    ids.push_back(id.get<int32_t>());
+  }
+  Utf8Stream utf8;
+  std::string text = utf8.push(model_.tokenizer.decode(ids));
+  send_json(responder, 200, {{"prompt", text + utf8.finish()}});
+}
+
+void ServingHandler::handle(const http::Request& request, std::shared_ptr<http::Responder> responder) {
+  const auto api = std::atomic_load(&api_);
+  if (api) {
+    api->handle(request, std::move(responder));
+    return;
+  }
+  responder->send(503, "application/json", http::error_body(503, "the model is still loading"), {{"Retry-After", "1"}});
+}
+
+}  // namespace snapstream::server::api

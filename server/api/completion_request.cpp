@@ -1,0 +1,204 @@
+// Field-by-field checks of completion requests, with the limits OpenAI and vLLM use.
+#include "server/api/completion_request.h"
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "server/api/api_error.h"
+
+namespace snapstream::server::api {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int64_t kMaxTopLogprobs = 20;
+constexpr size_t kMaxStopStrings = 16;
+
+[[noreturn]] void bad(const std::string& param, const std::string& message) { throw ApiError(400, message, param); }
+
+const json* field(const json& body, const char* name) {
+  const auto it = body.find(name);
+  return it == body.end() || it->is_null() ? nullptr : &*it;
+}
+
+int64_t integer(const json& value, const std::string& name, int64_t low, int64_t high) {
+  if (!value.is_number_integer()) bad(name, "'" + name + "' must be an integer");
+  if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(high))
+    bad(name, "'" + name + "' must be at most " + std::to_string(high));
+  const auto v = value.get<int64_t>();
+  if (v < low || v > high)
+    bad(name, "'" + name + "' must be within " + std::to_string(low) + ".." + std::to_string(high) + ", got " + std::to_string(v));
+  return v;
+}
+
+double number(const json& value, const std::string& name, double low, double high, bool low_open = false) {
+  if (!value.is_number()) bad(name, "'" + name + "' must be a number");
+  const double v = value.get<double>();
+  if (v > high || v < low || (low_open && v == low))
+    bad(name, "'" + name + "' must be within " + (low_open ? "(" : "[") + json(low).dump() + ", " + json(high).dump() + "]");
+  return v;
+}
+
+bool boolean(const json& value, const std::string& name) {
+  if (!value.is_boolean()) bad(name, "'" + name + "' must be true or false");
+  return value.get<bool>();
+}
+
+std::vector<int32_t> token_ids(const json& array, const std::string& name, const Tokenizer& tokenizer) {
+  std::vector<int32_t> ids;
+  for (const auto& id : array) ids.push_back(static_cast<int32_t>(integer(id, name, 0, tokenizer.vocab_size() - 1)));
+  return ids;
+}
+
+std::vector<std::vector<int32_t>> completion_prompts(const json& prompt, const Tokenizer& tokenizer) {
+  if (prompt.is_string()) return {tokenizer.encode(prompt.get<std::string>(), true)};
+  if (!prompt.is_array() || prompt.empty())
+    bad("prompt", "'prompt' must be a string, an array of strings, or token ids, and not empty");
+  if (prompt.front().is_number()) return {token_ids(prompt, "prompt", tokenizer)};
+  std::vector<std::vector<int32_t>> prompts;
+  for (const auto& item : prompt) {
+    if (item.is_string())
+      prompts.push_back(tokenizer.encode(item.get<std::string>(), true));
+    else if (item.is_array() && !item.empty())
+      prompts.push_back(token_ids(item, "prompt", tokenizer));
+    else
+      bad("prompt", "each prompt of an array must be a string or a non-empty array of token ids");
+  }
+  return prompts;
+}
+
+std::string message_text(const json& content, size_t index) {
+  const std::string param = "messages[" + std::to_string(index) + "].content";
+  if (content.is_string()) return content.get<std::string>();
+  if (!content.is_array()) bad(param, "'" + param + "' must be a string or an array of text parts");
+  std::string text;
+  for (const auto& part : content) {
+    const json* type = part.is_object() ? field(part, "type") : nullptr;
+    const json* value = part.is_object() ? field(part, "text") : nullptr;
+    if (!type || *type != "text" || !value || !value->is_string())
+      bad(param, "only text parts ({\"type\": \"text\", \"text\": ...}) are supported in '" + param + "'");
+    text += value->get<std::string>();
+  }
+  return text;
+}
+
+std::vector<ChatMessage> chat_messages(const json& messages) {
+  if (!messages.is_array()) bad("messages", "'messages' must be an array of {role, content} objects");
+  if (messages.empty()) bad("messages", "'messages' must not be empty");
+  std::vector<ChatMessage> out;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const json& m = messages[i];
+    const std::string param = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object()) bad(param, "'" + param + "' must be an object");
+    const json* role = field(m, "role");
+    if (!role || !role->is_string()) bad(param + ".role", "'" + param + ".role' must be a string");
+    std::string name = role->get<std::string>();
+    if (name == "developer") name = "system";
+    if (name != "system" && name != "user" && name != "assistant")
+      bad(param + ".role", "'" + param + ".role' must be system, developer, user or assistant, got '" + name + "'");
+    const json* content = field(m, "content");
+    if (!content && name != "assistant") bad(param + ".content", "'" + param + ".content' is required");
+    out.push_back({name, content ? message_text(*content, i) : std::string()});
+  }
+  return out;
+}
+
+}  // namespace
+
+CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint, const ParseContext& context) {
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw ApiError(400, std::string("the body is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ApiError(400, "the body must be a JSON object");
+  const Tokenizer& tokenizer = context.tokenizer;
+  CompletionRequest r;
+  r.endpoint = endpoint;
+
+  if (const json* model = field(j, "model")) {
+    if (!model->is_string()) bad("model", "'model' must be a string");
+    r.model = model->get<std::string>();
+  }
+  const bool chat = endpoint == Endpoint::Chat;
+  if (chat) {
+    const json* messages = field(j, "messages");
+    if (!messages) bad("messages", "'messages' is required");
+    r.prompts = {render_chat(context.chat_format, chat_messages(*messages), tokenizer)};
+    r.stop_ids = end_of_turn_ids(context.chat_format, tokenizer);
+  } else {
+    const json* prompt = field(j, "prompt");
+    if (!prompt) bad("prompt", "'prompt' is required");
+    r.prompts = completion_prompts(*prompt, tokenizer);
+  }
+  int64_t longest = 0;
+  for (const auto& p : r.prompts) {
+    const auto length = static_cast<int64_t>(p.size());
+    if (length >= context.context_length)
+      throw ApiError(400,
+                     "the prompt has " + std::to_string(length) + " tokens; this model's context holds " +
+                         std::to_string(context.context_length) + ", leaving no room to generate",
+                     chat ? "messages" : "prompt", "context_length_exceeded");
+    longest = std::max(longest, length);
+  }
+
+  const json* max_tokens = chat && field(j, "max_completion_tokens") ? field(j, "max_completion_tokens") : field(j, "max_tokens");
+  const std::string max_name = chat && field(j, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+  // Without a limit a chat reply may use the rest of the context (as in vLLM); completions
+  // default to OpenAI's 16 tokens.
+  r.max_tokens = max_tokens ? integer(*max_tokens, max_name, 0, context.context_length)
+                            : (chat ? context.context_length - longest : 16);
+
+  r.sampling.temperature = 1.0f;
+  if (const json* t = field(j, "temperature")) r.sampling.temperature = static_cast<float>(number(*t, "temperature", 0.0, 2.0));
+  if (const json* p = field(j, "top_p")) r.sampling.top_p = static_cast<float>(number(*p, "top_p", 0.0, 1.0, true));
+  if (const json* k = field(j, "top_k")) {
+    const int64_t top_k = integer(*k, "top_k", -1, tokenizer.vocab_size());
+    r.sampling.top_k = top_k < 0 ? 0 : top_k;
+  }
+  if (const json* seed = field(j, "seed")) {
+    r.sampling.seed = static_cast<uint64_t>(
+        integer(*seed, "seed", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
+  } else {
+    r.sampling.seed = std::random_device{}() * 0x100000000ull + std::random_device{}();
+  }
+  if (const json* n = field(j, "n")) {
+    if (integer(*n, "n", 1, std::numeric_limits<int32_t>::max()) != 1)
+      bad("n", "'n' greater than 1 is not supported; send the request several times with different seeds");
+  }
+  if (const json* stop = field(j, "stop")) {
+    if (stop->is_string()) {
+      r.stop = {stop->get<std::string>()};
+    } else if (stop->is_array() && stop->size() <= kMaxStopStrings) {
+      for (const auto& s : *stop) {
+        if (!s.is_string()) bad("stop", "'stop' must be a string or an array of strings");
+        r.stop.push_back(s.get<std::string>());
+      }
+    } else {
+      bad("stop", "'stop' must be a string or an array of at most " + std::to_string(kMaxStopStrings) + " strings");
+    }
+  }
+  if (chat) {
+    const bool logprobs = field(j, "logprobs") && boolean(*field(j, "logprobs"), "logprobs");
+    if (const json* top = field(j, "top_logprobs")) {
+      if (!logprobs) bad("top_logprobs", "'top_logprobs' needs 'logprobs': true");
+      r.top_logprobs = integer(*top, "top_logprobs", 0, kMaxTopLogprobs);
+    } else if (logprobs) {
+      r.top_logprobs = 0;
+    }
+  } else {
+    if (const json* logprobs = field(j, "logprobs")) r.top_logprobs = integer(*logprobs, "logprobs", 0, kMaxTopLogprobs);
+    if (const json* echo = field(j, "echo")) r.echo = boolean(*echo, "echo");
+  }
+  if (const json* stream = field(j, "stream")) r.stream = boolean(*stream, "stream");
+  if (const json* options = field(j, "stream_options")) {
+    if (!options->is_object()) bad("stream_options", "'stream_options' must be an object");
+    if (const json* usage = field(*options, "include_usage")) r.include_usage = boolean(*usage, "stream_options.include_usage");
+  }
+  if (const json* user = field(j, "user"); user && !user->is_string()) bad("user", "'user' must be a string");
+  return r;
+}
+
+}  // namespace snapstream::server::api

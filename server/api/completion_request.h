@@ -1,0 +1,42 @@
+// The body of POST /v1/completions and /v1/chat/completions, parsed and checked: every field
+// has the right type and range, or an ApiError (400) names it. Unknown fields are ignored.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/sampler.h"
+#include "runtime/tokenizer.h"
+#include "server/api/chat_template.h"
+
+namespace snapstream::server::api {
+
+enum class Endpoint { Completions, Chat };
+
+struct CompletionRequest {
+  Endpoint endpoint = Endpoint::Completions;
+  std::string model;                          // as asked; empty when not given
+  std::vector<std::vector<int32_t>> prompts;  // one generation each (completions may batch prompts)
+  int64_t max_tokens = 16;                    // per prompt; already within the context
+  SamplingParams sampling;
+  std::vector<std::string> stop;              // stop strings, never returned
+  std::vector<int32_t> stop_ids;              // end-of-turn tokens of the chat format
+  int64_t top_logprobs = -1;                  // alternatives per token to report; -1: no logprobs
+  bool echo = false;                          // completions: return the prompt before the text
+  bool stream = false;
+  bool include_usage = false;                 // stream_options.include_usage
+};
+
+struct ParseContext {
+  const Tokenizer& tokenizer;
+  int64_t context_length;
+  ChatFormat chat_format;
+};
+
+// Throws ApiError (400) for malformed JSON and for any field of the wrong type or range, a
+// prompt that does not fit the context, or an empty messages array.
+CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint, const ParseContext& context);
+
+}  // namespace snapstream::server::api

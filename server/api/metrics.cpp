@@ -1,0 +1,83 @@
+// Metric families and their update rules.
+#include "server/api/metrics.h"
+
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+
+namespace snapstream::server::api {
+namespace {
+
+using prometheus::Histogram;
+
+const Histogram::BucketBoundaries kLatencyBuckets = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5,
+                                                     0.75,  1.0,   2.5,  5.0,  7.5,  10.0, 20.0, 40.0, 80.0};
+const Histogram::BucketBoundaries kTokenBuckets = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000};
+
+}  // namespace
+
+Metrics::Metrics(const std::string& model_name, int64_t kv_bytes_per_token)
+    : model_name_(model_name), kv_bytes_per_token_(kv_bytes_per_token), registry_(std::make_shared<prometheus::Registry>()) {
+  const prometheus::Labels labels = {{"model_name", model_name}};
+  auto gauge = [&](const std::string& name, const std::string& help) {
+    return &prometheus::BuildGauge().Name("snapstream:" + name).Help(help).Register(*registry_).Add(labels);
+  };
+  auto counter = [&](const std::string& name, const std::string& help) {
+    return &prometheus::BuildCounter().Name("snapstream:" + name).Help(help).Register(*registry_).Add(labels);
+  };
+  auto histogram = [&](const std::string& name, const std::string& help, const Histogram::BucketBoundaries& buckets) {
+    return &prometheus::BuildHistogram().Name("snapstream:" + name).Help(help).Register(*registry_).Add(labels, buckets);
+  };
+  running_ = gauge("num_requests_running", "Number of requests holding a sequence slot.");
+  waiting_ = gauge("num_requests_waiting", "Number of requests waiting for a sequence slot.");
+  kv_usage_ = gauge("kv_cache_usage_perc", "KV-cache usage: the share of sequence slots held. 1 means 100 percent.");
+  kv_bytes_actual_ = gauge("kv_cache_bytes_held", "KV bytes the running sequences hold in their slots (live entries).");
+  kv_bytes_full_ = gauge("kv_cache_bytes_full_equivalent", "KV bytes the running sequences would hold with a full cache.");
+  compression_ratio_ = gauge("kv_cache_compression_ratio", "Full-cache KV bytes over the KV bytes held, for running sequences.");
+  padding_share_ = gauge("graph_padding_ratio", "Share of decode graph rows that were bucket padding, since start.");
+  prompt_tokens_ = counter("prompt_tokens_total", "Number of prefill tokens processed.");
+  generation_tokens_ = counter("generation_tokens_total", "Number of generation tokens processed.");
+  evicted_tokens_ = counter("kv_cache_evicted_tokens_total", "Tokens dropped from KV caches by SnapKV selection or the ring.");
+  success_ = &prometheus::BuildCounter()
+                  .Name("snapstream:request_success_total")
+                  .Help("Count of finished requests, by finish reason.")
+                  .Register(*registry_);
+  ttft_ = histogram("time_to_first_token_seconds", "Histogram of time to first token in seconds.", kLatencyBuckets);
+  inter_token_ = histogram("inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", kLatencyBuckets);
+  e2e_ = histogram("e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.", kLatencyBuckets);
+  queue_ = histogram("request_queue_time_seconds", "Histogram of time spent waiting for a slot in seconds.", kLatencyBuckets);
+  prompt_length_ = histogram("request_prompt_tokens", "Number of prefill tokens processed per request.", kTokenBuckets);
+  generation_length_ = histogram("request_generation_tokens", "Number of generation tokens processed per request.", kTokenBuckets);
+}
+
+void Metrics::request_finished(const std::string& finish_reason, int64_t prompt_tokens, int64_t generated_tokens, double queue,
+                               double first_token, double end_to_end) {
+  success_->Add({{"model_name", model_name_}, {"finished_reason", finish_reason}}).Increment();
+  prompt_tokens_->Increment(static_cast<double>(prompt_tokens));
+  generation_tokens_->Increment(static_cast<double>(generated_tokens));
+  prompt_length_->Observe(static_cast<double>(prompt_tokens));
+  generation_length_->Observe(static_cast<double>(generated_tokens));
+  queue_->Observe(queue);
+  if (first_token >= 0.0) ttft_->Observe(first_token);
+  e2e_->Observe(end_to_end);
+}
+
+std::string Metrics::render(const EngineStats& stats, int64_t slots) {
+  std::lock_guard lock(render_mutex_);
+  running_->Set(static_cast<double>(stats.running));
+  waiting_->Set(static_cast<double>(stats.waiting));
+  kv_usage_->Set(slots > 0 ? static_cast<double>(stats.running) / static_cast<double>(slots) : 0.0);
+  const auto actual = static_cast<double>(stats.kv_live_tokens * kv_bytes_per_token_);
+  const auto full = static_cast<double>(stats.kv_full_tokens * kv_bytes_per_token_);
+  kv_bytes_actual_->Set(actual);
+  kv_bytes_full_->Set(full);
+  compression_ratio_->Set(actual > 0.0 ? full / actual : 1.0);
+  const int64_t rows = stats.decode_rows + stats.padded_rows;
+  padding_share_->Set(rows > 0 ? static_cast<double>(stats.padded_rows) / static_cast<double>(rows) : 0.0);
+  const auto evicted = static_cast<double>(stats.evicted_tokens);
+  if (evicted > evicted_seen_) evicted_tokens_->Increment(evicted - evicted_seen_);
+  evicted_seen_ = std::max(evicted_seen_, evicted);
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+}  // namespace snapstream::server::api

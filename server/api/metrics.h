@@ -1,0 +1,55 @@
+// The server's Prometheus metrics, with vLLM's names and meanings under the prefix
+// "snapstream:" and a model_name label (so vLLM dashboards carry over), plus SnapStream's own.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "runtime/engine.h"
+
+namespace snapstream::server::api {
+
+class Metrics {
+ public:
+  Metrics(const std::string& model_name, int64_t kv_bytes_per_token);
+
+  // A finished request, with its timings in seconds (first_token < 0: none was made).
+  void request_finished(const std::string& finish_reason, int64_t prompt_tokens, int64_t generated_tokens, double queue,
+                        double first_token, double end_to_end);
+  void inter_token(double seconds) { inter_token_->Observe(seconds); }
+
+  // The Prometheus text format, with the gauges read from `stats` now.
+  std::string render(const EngineStats& stats, int64_t slots);
+
+ private:
+  std::string model_name_;
+  int64_t kv_bytes_per_token_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Gauge* running_;
+  prometheus::Gauge* waiting_;
+  prometheus::Gauge* kv_usage_;
+  prometheus::Gauge* kv_bytes_actual_;
+  prometheus::Gauge* kv_bytes_full_;
+  prometheus::Gauge* compression_ratio_;
+  prometheus::Gauge* padding_share_;
+  prometheus::Counter* prompt_tokens_;
+  prometheus::Counter* generation_tokens_;
+  prometheus::Counter* evicted_tokens_;
+  prometheus::Family<prometheus::Counter>* success_;
+  prometheus::Histogram* ttft_;
+  prometheus::Histogram* inter_token_;
+  prometheus::Histogram* e2e_;
+  prometheus::Histogram* queue_;
+  prometheus::Histogram* prompt_length_;
+  prometheus::Histogram* generation_length_;
+  std::mutex render_mutex_;  // guards evicted_seen_
+  double evicted_seen_ = 0.0;
+};
+
+}  // namespace snapstream::server::api

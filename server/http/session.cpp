@@ -1,0 +1,262 @@
+// A connection's life: read a request, answer it, keep reading meanwhile (a hang-up cancels
+// the work for it, a pipelined request waits its turn), then the next one or close.
+#include "server/http/session.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <sstream>
+
+#include "server/http/error_body.h"
+
+namespace snapstream::server::http {
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+
+namespace {
+
+constexpr uint32_t kHeaderLimit = 64 * 1024;
+
+// The responder of one exchange. Everything is formatted on the session's executor, where the
+// session's state (keep-alive, HTTP version) may be read.
+class ExchangeResponder final : public Responder {
+ public:
+  ExchangeResponder(std::shared_ptr<Session> session, uint64_t exchange) : session_(std::move(session)), exchange_(exchange) {}
+
+  void send(int status, std::string content_type, std::string body, HeaderList headers) override {
+    run([exchange = exchange_, status, content_type, headers, body = std::move(body)](Session& s) {
+      bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), s.version()};
+      res.set(bhttp::field::server, "snapstream");
+      res.set(bhttp::field::content_type, content_type);
+      for (const auto& [name, value] : headers) res.set(name, value);
+      res.keep_alive(s.keep_alive(exchange));
+      res.body() = body;
+      res.prepare_payload();
+      std::ostringstream bytes;
+      bytes << res;
+      s.enqueue(exchange, bytes.str(), true);
+    });
+  }
+
+  void begin_stream(int status, std::string content_type, HeaderList headers) override {
+    run([exchange = exchange_, status, content_type, headers](Session& s) {
+      bhttp::response<bhttp::empty_body> res{static_cast<bhttp::status>(status), s.version()};
+      res.set(bhttp::field::server, "snapstream");
+      res.set(bhttp::field::content_type, content_type);
+      res.set(bhttp::field::cache_control, "no-cache");
+      for (const auto& [name, value] : headers) res.set(name, value);
+      res.keep_alive(s.keep_alive(exchange));
+      res.chunked(true);
+      std::ostringstream bytes;
+      bytes << res.base();
+      s.enqueue(exchange, bytes.str(), false);
+    });
+  }
+
+  void write(std::string data) override {
+    if (data.empty()) return;  // an empty chunk would end the stream
+    run([exchange = exchange_, data = std::move(data)](Session& s) {
+      std::ostringstream chunk;
+      chunk << std::hex << data.size() << "\r\n" << data << "\r\n";
+      s.enqueue(exchange, chunk.str(), false);
+    });
+  }
+
+  void end_stream() override {
+    run([exchange = exchange_](Session& s) { s.enqueue(exchange, "0\r\n\r\n", true); });
+  }
+
+  void on_disconnect(std::function<void()> callback) override {
+    run([exchange = exchange_, callback = std::move(callback)](Session& s) { s.add_disconnect_callback(exchange, callback); });
+  }
+
+ private:
+  template <typename Action>
+  void run(Action action) {
+    net::post(session_->executor(), [session = session_, action = std::move(action)]() mutable { action(*session); });
+  }
+
+  std::shared_ptr<Session> session_;
+  uint64_t exchange_;
+};
+
+bool client_gone(const beast::error_code& ec) {
+  return ec == bhttp::error::end_of_stream || ec == net::error::eof || ec == net::error::connection_reset ||
+         ec == net::error::operation_aborted || ec == net::error::broken_pipe || ec == net::error::bad_descriptor;
+}
+
+}  // namespace
+
+Session::Session(net::ip::tcp::socket socket, const ServerLimits& limits, const Handler& handler,
+                 std::shared_ptr<std::atomic<int64_t>> connections)
+    : stream_(std::move(socket)),
+      idle_timer_(stream_.get_executor()),
+      limits_(limits),
+      handler_(handler),
+      connections_(std::move(connections)) {
+  ++*connections_;
+}
+
+Session::~Session() { --*connections_; }
+
+void Session::start() {
+  net::post(executor(), [self = shared_from_this()] {
+    self->arm_idle_timer();
+    self->read_next();
+  });
+}
+
+void Session::close(bool when_idle) {
+  net::post(executor(), [self = shared_from_this(), when_idle] {
+    if (when_idle && self->busy_)
+      self->close_when_idle_ = true;
+    else
+      self->shutdown();
+  });
+}
+
+void Session::read_next() {
+  if (closed_) return;
+  parser_.emplace();
+  parser_->body_limit(limits_.body_bytes);
+  parser_->header_limit(kHeaderLimit);
+  bhttp::async_read(stream_, buffer_, *parser_,
+                    [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+}
+
+void Session::on_read(beast::error_code ec) {
+  if (closed_) return;
+  if (ec == bhttp::error::body_limit) {
+    reject(413, "the request body exceeds the limit of " + std::to_string(limits_.body_bytes) + " bytes");
+    return;
+  }
+  if (ec && client_gone(ec)) {
+    lost_client();
+    return;
+  }
+  if (ec) {
+    reject(400, "malformed HTTP request: " + ec.message());
+    return;
+  }
+  Request request = parser_->release();
+  if (busy_)
+    held_ = std::move(request);  // answered after the current one; reading pauses until then
+  else
+    dispatch(std::move(request));
+}
+
+void Session::dispatch(Request request) {
+  ++exchange_;
+  busy_ = true;
+  idle_timer_.cancel();
+  keep_alive_ = request.keep_alive();
+  version_ = request.version();
+  on_disconnect_.clear();
+  auto responder = std::make_shared<ExchangeResponder>(shared_from_this(), exchange_);
+  try {
+    handler_(request, responder);
+  } catch (const std::exception& e) {
+    spdlog::error("request handler failed: {}", e.what());
+    responder->send(500, "application/json", error_body(500, std::string("internal error: ") + e.what()), {});
+  }
+  read_next();
+}
+
+void Session::reject(unsigned status, const std::string& message) {
+  // The request could not be read whole, so the connection cannot carry another.
+  keep_alive_ = false;
+  if (busy_) {
+    close_when_idle_ = true;
+    return;
+  }
+  ++exchange_;
+  busy_ = true;
+  idle_timer_.cancel();
+  ExchangeResponder(shared_from_this(), exchange_)
+      .send(static_cast<int>(status), "application/json", error_body(static_cast<int>(status), message), {});
+}
+
+void Session::enqueue(uint64_t exchange, std::string bytes, bool ends_response) {
+  if (exchange != exchange_ || closed_) return;
+  out_.push_back({std::move(bytes), ends_response});
+  if (!writing_) write_front();
+}
+
+void Session::write_front() {
+  writing_ = true;
+  net::async_write(stream_, net::buffer(out_.front().bytes), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    if (self->closed_) return;
+    if (ec) {
+      self->writing_ = false;
+      self->lost_client();
+      return;
+    }
+    const bool ends = self->out_.front().ends_response;
+    self->out_.pop_front();
+    if (ends) self->response_done();
+    if (!self->out_.empty() && !self->closed_)
+      self->write_front();
+    else
+      self->writing_ = false;
+  });
+}
+
+void Session::response_done() {
+  busy_ = false;
+  on_disconnect_.clear();
+  if (!keep_alive_ || close_when_idle_) {
+    shutdown();
+    return;
+  }
+  if (held_) {
+    Request next = std::move(*held_);
+    held_.reset();
+    dispatch(std::move(next));
+    return;
+  }
+  arm_idle_timer();
+}
+
+void Session::add_disconnect_callback(uint64_t exchange, std::function<void()> callback) {
+  if (exchange != exchange_) return;
+  if (closed_ && busy_) {
+    callback();
+    return;
+  }
+  on_disconnect_.push_back(std::move(callback));
+}
+
+void Session::lost_client() {
+  if (closed_) return;
+  auto callbacks = std::move(on_disconnect_);
+  on_disconnect_.clear();
+  shutdown();
+  for (auto& callback : callbacks) callback();
+}
+
+void Session::arm_idle_timer() {
+  idle_timer_.expires_after(limits_.read_timeout);
+  const uint64_t exchange = exchange_;
+  idle_timer_.async_wait([self = shared_from_this(), exchange](beast::error_code ec) {
+    // Still idle, with no new request since the timer was set: a slow or stalled client.
+    if (!ec && !self->busy_ && self->exchange_ == exchange) self->shutdown();
+  });
+}
+
+void Session::shutdown() {
+  if (closed_) return;
+  closed_ = true;
+  idle_timer_.cancel();
+  beast::error_code ignored;
+  stream_.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+  stream_.close();
+  out_.clear();
+}
+
+}  // namespace snapstream::server::http
