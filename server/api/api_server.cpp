@@ -36,17 +36,6 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
   return difference == 0;
 }
 
-json parse_object(std::string_view body) {
-  json j;
-  try {
-    j = json::parse(body);
-  } catch (const json::parse_error& e) {
-    throw ApiError(400, std::string("the body is not valid JSON: ") + e.what());
-  }
-  if (!j.is_object()) throw ApiError(400, "the body must be a JSON object");
-  return j;
-}
-
 std::string path_of(const http::Request& request) {
   const std::string_view target(request.target().data(), request.target().size());
   return std::string(target.substr(0, target.find('?')));
@@ -120,7 +109,7 @@ void ApiServer::completions(const http::Request& request, const std::shared_ptr<
 }
 
 void ApiServer::tokenize(const http::Request& request, const std::shared_ptr<http::Responder>& responder) {
-  const json body = parse_object(request.body());
+  const json body = parse_json_object(request.body());
   bool special = true;
   if (const auto it = body.find("add_special_tokens"); it != body.end()) {
     if (!it->is_boolean()) throw ApiError(400, "'add_special_tokens' must be true or false", "add_special_tokens");
@@ -140,7 +129,7 @@ void ApiServer::tokenize(const http::Request& request, const std::shared_ptr<htt
 }
 
 void ApiServer::detokenize(const http::Request& request, const std::shared_ptr<http::Responder>& responder) {
-  const json body = parse_object(request.body());
+  const json body = parse_json_object(request.body());
   const auto it = body.find("tokens");
   if (it == body.end() || !it->is_array()) throw ApiError(400, "'tokens' (an array of token ids) is required", "tokens");
   std::vector<int32_t> ids;

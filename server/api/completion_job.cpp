@@ -195,6 +195,7 @@ class Job : public std::enable_shared_from_this<Job> {
       } else if (c.stream->finished()) {
         const FinishReason reason = c.stream->finish_reason();
         if (reason == FinishReason::Error || reason == FinishReason::Cancelled) {
+          finish_choice(c, reason == FinishReason::Error ? "error" : "abort");
           const std::string message = c.stream->error().empty() ? "the request was cancelled" : c.stream->error();
           fail(reason == FinishReason::Error ? 500 : 503, message);
           return;

@@ -106,7 +106,7 @@ std::vector<ChatMessage> chat_messages(const json& messages) {
 
 }  // namespace
 
-CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint, const ParseContext& context) {
+json parse_json_object(std::string_view body) {
   json j;
   try {
     j = json::parse(body);
@@ -114,6 +114,11 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     throw ApiError(400, std::string("the body is not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw ApiError(400, "the body must be a JSON object");
+  return j;
+}
+
+CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint, const ParseContext& context) {
+  const json j = parse_json_object(body);
   const Tokenizer& tokenizer = context.tokenizer;
   CompletionRequest r;
   r.endpoint = endpoint;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,9 @@ struct ParseContext {
   int64_t context_length;
   ChatFormat chat_format;
 };
+
+// The body as a JSON object; ApiError (400) when it is not valid JSON or not an object.
+nlohmann::json parse_json_object(std::string_view body);
 
 // Throws ApiError (400) for malformed JSON and for any field of the wrong type or range, a
 // prompt that does not fit the context, or an empty messages array.

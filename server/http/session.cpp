@@ -171,6 +171,7 @@ void Session::dispatch(Request request) {
 void Session::reject(unsigned status, const std::string& message) {
   // The request could not be read whole, so the connection cannot carry another.
   keep_alive_ = false;
+  rejected_ = true;
   if (busy_) {
     close_when_idle_ = true;
     return;
@@ -210,6 +211,10 @@ void Session::write_front() {
 void Session::response_done() {
   busy_ = false;
   on_disconnect_.clear();
+  if (rejected_) {
+    linger();
+    return;
+  }
   if (!keep_alive_ || close_when_idle_) {
     shutdown();
     return;
@@ -246,6 +251,27 @@ void Session::arm_idle_timer() {
   idle_timer_.async_wait([self = shared_from_this(), exchange](beast::error_code ec) {
     // Still idle, with no new request since the timer was set: a slow or stalled client.
     if (!ec && !self->busy_ && self->exchange_ == exchange) self->shutdown();
+  });
+}
+
+void Session::linger() {
+  // The client may still be sending the body we refused; closing now would reset the
+  // connection and could destroy the error response in flight. Stop sending, discard what
+  // arrives for a moment, then close.
+  beast::error_code ignored;
+  stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+  idle_timer_.expires_after(std::chrono::seconds(2));
+  idle_timer_.async_wait([self = shared_from_this()](beast::error_code) { self->shutdown(); });
+  discard();
+}
+
+void Session::discard() {
+  if (closed_) return;
+  stream_.socket().async_read_some(net::buffer(discard_buffer_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    if (ec)
+      self->shutdown();
+    else
+      self->discard();
   });
 }
 

@@ -2,6 +2,7 @@
 // answers, and keeps reading meanwhile so a client that hangs up is noticed at once.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -45,6 +46,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void response_done();
   void lost_client();
   void arm_idle_timer();
+  void linger();
+  void discard();
   void shutdown();
 
   boost::beast::tcp_stream stream_;
@@ -62,6 +65,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closing_ = false;
   bool closed_ = false;
   bool close_when_idle_ = false;
+  bool rejected_ = false;  // the last request was refused unread; close once the answer is out
+  std::array<char, 4096> discard_buffer_{};
   unsigned version_ = 11;
   struct Pending {
     std::string bytes;

@@ -27,7 +27,7 @@ std::vector<std::pair<OpKind, int64_t>> signature(const std::vector<Op>& ops) {
 }
 }  // namespace
 
-TEST_CASE("fusion makes one kernel per layer; looping makes one for all layers", "[passes]") {
+TEST_CASE("fusion makes one kernel per layer, and looping makes one for all layers", "[passes]") {
   const Graph built = build_llama_graph(small_shape(), {Phase::Decode, 2, 1});
   Graph fused = built;
   fuse_layers(fused);

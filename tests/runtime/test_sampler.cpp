@@ -18,7 +18,7 @@ std::vector<int32_t> draw(const SamplingParams& params, const std::vector<float>
 const std::vector<float> kLogits = {0.1f, 2.0f, -1.0f, 1.5f, 0.0f, 1.9f, -3.0f, 0.7f};
 }  // namespace
 
-TEST_CASE("the same seed gives the same tokens; another seed differs", "[sampler]") {
+TEST_CASE("the same seed gives the same tokens, and another seed differs", "[sampler]") {
   const SamplingParams params{0.9f, 0, 0.95f, 42};
   CHECK(draw(params, kLogits, 200) == draw(params, kLogits, 200));
   SamplingParams other = params;

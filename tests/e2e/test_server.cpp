@@ -1,0 +1,205 @@
+// `snapstream serve` end to end, over real TCP: every endpoint through curl, greedy output equal
+// to `snapstream generate`, 32 concurrent streams with early hang-ups, 30+ kinds of bad
+// requests, and a clean exit on SIGTERM.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "tests/support/http_client.h"
+#include "tests/support/server_process.h"
+#include "tests/support/test_paths.h"
+
+using namespace snapstream;
+using json = nlohmann::json;
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// curl's body, then its status code on the last line.
+std::pair<std::string, int> curl(const test::ServerProcess& server, const std::string& path, const std::string& body = "") {
+  std::string command = "curl -sS -N -w '\\n%{http_code}' " + quote(server.url() + path);
+  if (!body.empty()) command += " -H 'Content-Type: application/json' -d " + quote(body);
+  const auto result = test::run_command(command);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const size_t last = result.out.rfind('\n');
+  return {result.out.substr(0, last), std::stoi(result.out.substr(last + 1))};
+}
+
+std::string streamed_text(const std::string& body, bool chat) {
+  std::string text;
+  const auto events = test::sse_events(body);
+  REQUIRE(!events.empty());
+  CHECK(events.back() == "[DONE]");
+  for (size_t i = 0; i + 1 < events.size(); ++i) {
+    const auto chunk = json::parse(events[i]);
+    for (const auto& choice : chunk.at("choices")) {
+      if (chat)
+        text += choice.at("delta").value("content", "");
+      else
+        text += choice.at("text").get<std::string>();
+    }
+  }
+  return text;
+}
+
+// The value of the first sample of `name` whose labels contain `label`.
+double metric(const std::string& metrics, const std::string& name, const std::string& label = "") {
+  const std::regex line("(^|\\n)" + name + "\\{[^}]*" + label + "[^}]*\\} ([0-9.e+-]+)");
+  std::smatch match;
+  if (!std::regex_search(metrics, match, line)) return -1.0;
+  return std::stod(match[2]);
+}
+
+std::string model_path(const std::filesystem::path& models) { return (models / "stories260K.gguf").string(); }
+
+}  // namespace
+
+TEST_CASE("serve answers every endpoint over curl, streaming and not, and exits 0 on SIGTERM", "[e2e][server]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", model_path(*models), "--slots", "4"});
+
+  auto [health, health_status] = curl(server, "/health");
+  CHECK(health_status == 200);
+  CHECK(json::parse(health).at("status") == "ok");
+
+  auto [models_body, models_status] = curl(server, "/v1/models");
+  CHECK(models_status == 200);
+  CHECK(json::parse(models_body).at("data").at(0).at("id") == "stories260K");
+
+  const std::string completion = R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 40, "temperature": 0)";
+  auto [whole, whole_status] = curl(server, "/v1/completions", completion + "}");
+  REQUIRE(whole_status == 200);
+  const auto answer = json::parse(whole);
+  CHECK(answer.at("object") == "text_completion");
+  const std::string text = answer.at("choices").at(0).at("text");
+  CHECK(!text.empty());
+  CHECK(answer.at("usage").at("completion_tokens") == 40);
+  CHECK(answer.at("usage").at("prompt_tokens") == 5);
+  CHECK(answer.at("choices").at(0).at("finish_reason") == "length");
+
+  auto [stream, stream_status] = curl(server, "/v1/completions", completion + R"(, "stream": true, "stream_options": {"include_usage": true}})");
+  CHECK(stream_status == 200);
+  CHECK(streamed_text(stream, false) == text);
+  const auto events = test::sse_events(stream);
+  CHECK(json::parse(events[events.size() - 2]).at("usage").at("completion_tokens") == 40);
+
+  const std::string chat = R"({"messages": [{"role": "user", "content": "Tell me a story."}], "max_tokens": 30, "temperature": 0)";
+  auto [chat_whole, chat_status] = curl(server, "/v1/chat/completions", chat + "}");
+  REQUIRE(chat_status == 200);
+  const auto chat_answer = json::parse(chat_whole);
+  CHECK(chat_answer.at("object") == "chat.completion");
+  CHECK(chat_answer.at("choices").at(0).at("message").at("role") == "assistant");
+  const std::string reply = chat_answer.at("choices").at(0).at("message").at("content");
+  auto [chat_stream, chat_stream_status] = curl(server, "/v1/chat/completions", chat + R"(, "stream": true})");
+  CHECK(chat_stream_status == 200);
+  CHECK(streamed_text(chat_stream, true) == reply);
+
+  auto [tokens, tokenize_status] = curl(server, "/tokenize", R"({"prompt": "Once upon a time"})");
+  CHECK(tokenize_status == 200);
+  CHECK(json::parse(tokens).at("tokens") == json::array({1, 403, 407, 261, 378}));
+  auto [detokenized, detokenize_status] = curl(server, "/detokenize", R"({"tokens": [1, 403, 407, 261, 378]})");
+  CHECK(detokenize_status == 200);
+  CHECK(json::parse(detokenized).at("prompt") == "Once upon a time");
+
+  auto [metrics, metrics_status] = curl(server, "/metrics");
+  CHECK(metrics_status == 200);
+  CHECK(metric(metrics, "snapstream:num_requests_running") == 0.0);
+  CHECK(metric(metrics, "snapstream:generation_tokens_total") == 40 * 2 + 30 * 2);
+  CHECK(metric(metrics, "snapstream:request_success_total") >= 1.0);
+  CHECK(metrics.find("snapstream:time_to_first_token_seconds_bucket") != std::string::npos);
+  CHECK(metrics.find("snapstream:kv_cache_compression_ratio") != std::string::npos);
+
+  CHECK(server.stop() == 0);
+}
+
+TEST_CASE("greedy completions through the server equal snapstream generate on the golden prompts", "[e2e][server]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  std::ifstream in(*models / "stories260K.golden.json");
+  const auto golden = json::parse(in);
+  test::ServerProcess server({"--model", model_path(*models)});
+  for (const auto& c : golden.at("cases")) {
+    const std::string prompt = c.at("prompt");
+    const int max_tokens = c.at("max_tokens");
+    INFO("prompt '" << prompt << "'");
+    const auto generated = test::run_command(quote(test::snapstream_binary().string()) + " generate --json --model " +
+                                             quote(model_path(*models)) + " --prompt " + quote(prompt) +
+                                             " --max-tokens " + std::to_string(max_tokens));
+    REQUIRE(generated.exit_code == 0);
+    const auto expected = json::parse(generated.out);
+    const auto reply = test::http_call(server.port(), "POST", "/v1/completions",
+                                       json{{"prompt", prompt}, {"max_tokens", max_tokens}, {"temperature", 0}}.dump());
+    REQUIRE(reply.status == 200);
+    const auto choice = json::parse(reply.body).at("choices").at(0);
+    CHECK(choice.at("text") == expected.at("text"));
+    CHECK(choice.at("finish_reason") == expected.at("finish_reason"));
+  }
+}
+
+TEST_CASE("32 concurrent streams get their solo outputs, and 10 that hang up early free their slots", "[e2e][server]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  std::ifstream in(*models / "stories260K.golden.json");
+  const auto golden = json::parse(in);
+  std::string words;
+  for (const auto& c : golden.at("cases")) words += c.at("text").get<std::string>() + " ";
+  test::ServerProcess server({"--model", model_path(*models), "--slots", "8"});
+
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 32; ++i) {
+    const std::string prompt = words.substr(static_cast<size_t>(i) * 13, 20 + static_cast<size_t>(i % 7) * 9);
+    bodies.push_back(json{{"prompt", prompt}, {"max_tokens", i < 10 ? 400 : 30 + i * 3}, {"temperature", 0}, {"stream", true}}.dump());
+  }
+  std::vector<std::string> alone(bodies.size());
+  for (size_t i = 10; i < bodies.size(); ++i) {
+    const auto reply = test::http_call(server.port(), "POST", "/v1/completions", bodies[i]);
+    REQUIRE(reply.status == 200);
+    alone[i] = streamed_text(reply.body, false);
+  }
+
+  std::vector<std::future<std::string>> together;
+  for (size_t i = 0; i < bodies.size(); ++i)
+    together.push_back(std::async(std::launch::async, [&, i] {
+      if (i < 10) {
+        test::read_then_hang_up(server.port(), "/v1/completions", bodies[i], 2);
+        return std::string();
+      }
+      return streamed_text(test::http_call(server.port(), "POST", "/v1/completions", bodies[i]).body, false);
+    }));
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const std::string text = together[i].get();
+    INFO("client " << i);
+    if (i >= 10) CHECK(text == alone[i]);
+  }
+
+  // Every hung-up request is cancelled and every slot free again.
+  double running = -1.0, usage = -1.0, waiting = -1.0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string metrics = test::http_call(server.port(), "GET", "/metrics").body;
+    running = metric(metrics, "snapstream:num_requests_running");
+    waiting = metric(metrics, "snapstream:num_requests_waiting");
+    usage = metric(metrics, "snapstream:kv_cache_usage_perc");
+    if (running == 0.0 && waiting == 0.0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(running == 0.0);
+  CHECK(waiting == 0.0);
+  CHECK(usage == 0.0);
+  const std::string metrics = test::http_call(server.port(), "GET", "/metrics").body;
+  const double aborted = metric(metrics, "snapstream:request_success_total", "finished_reason=\"abort\"");
+  WARN("requests the server aborted because their clients hung up: " << aborted << " of 10");
+  CHECK(aborted == 10.0);
+  CHECK(server.stop() == 0);
+}

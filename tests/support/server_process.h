@@ -1,0 +1,36 @@
+// A real `snapstream serve` process for end-to-end tests: started on a free port, ready once it
+// logs that it serves, stopped with SIGTERM (its exit status is kept).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/test_paths.h"
+
+namespace snapstream::test {
+
+class ServerProcess {
+ public:
+  // `args` follow "serve" (the model and options); --port 0 is added. Throws std::runtime_error,
+  // with the server's log, when it does not get ready within 60 s.
+  explicit ServerProcess(const std::vector<std::string>& args);
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Sends SIGTERM and waits; returns the exit code (-1 if killed by a signal).
+  int stop();
+  std::string log() const;
+
+ private:
+  TempDir dir_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int exit_code_ = -1;
+};
+
+}  // namespace snapstream::test
