@@ -203,3 +203,34 @@ TEST_CASE("32 concurrent streams get their solo outputs, and 10 that hang up ear
   CHECK(aborted == 10.0);
   CHECK(server.stop() == 0);
 }
+
+TEST_CASE("the official openai npm client works against the server", "[e2e][server][openai]") {
+  const auto models = test::models_dir_or_skip();
+  const auto clients = test::node_clients_or_skip();
+  if (!models || !clients) return;
+  test::ServerProcess server({"--model", model_path(*models), "--api-key", "k3y"});
+  const auto result = test::run_command("node " + quote((*clients / "openai_client.mjs").string()) + " " + server.url() +
+                                        " stories260K k3y");
+  INFO(result.err << server.log());
+  REQUIRE(result.exit_code == 0);
+  const auto out = json::parse(result.out);
+  const std::string text = out.at("completion_text");
+  CHECK(!text.empty());
+  CHECK(out.at("completion_finish") == "length");
+  CHECK(out.at("completion_usage").at("completion_tokens") == 24);
+  CHECK(out.at("completion_streamed") == text);
+  CHECK(out.at("completion_stream_usage").at("total_tokens") == 24 + 5);
+  CHECK(out.at("chat_role") == "assistant");
+  CHECK(!out.at("chat_text").get<std::string>().empty());
+  CHECK(out.at("chat_streamed") == out.at("chat_text"));
+  // The greedy story names Lily early on: the text stops before her name, which is not returned.
+  CHECK(out.at("stop_finish") == "stop");
+  CHECK(out.at("stop_text").get<std::string>().find("Lily") == std::string::npos);
+  CHECK(text.rfind(out.at("stop_text").get<std::string>(), 0) == 0);
+  CHECK(out.at("seed_a") == out.at("seed_b"));
+  CHECK(out.at("seed_a") != out.at("seed_c"));
+  CHECK(out.at("error_status") == 404);
+  CHECK(out.at("auth_status") == 401);
+  CHECK(out.at("models") == json::array({"stories260K"}));
+  CHECK(server.stop() == 0);
+}
