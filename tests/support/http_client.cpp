@@ -8,47 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <stdexcept>
 
 namespace snapstream::test {
 namespace {
-
-class Connection {
- public:
-  explicit Connection(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd_ < 0) throw std::runtime_error("socket failed");
-    timeval timeout{60, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-      throw std::runtime_error("cannot connect to port " + std::to_string(port));
-  }
-  ~Connection() { close(fd_); }
-
-  void send_all(const std::string& bytes) {
-    size_t sent = 0;
-    while (sent < bytes.size()) {
-      const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return;  // the server may hang up early (413): read what it said
-      sent += static_cast<size_t>(n);
-    }
-  }
-  // Appends what arrives to `buffer`; false at end of stream.
-  bool receive(std::string& buffer) {
-    char chunk[16384];
-    const ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
-    if (n <= 0) return false;
-    buffer.append(chunk, static_cast<size_t>(n));
-    return true;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -103,19 +67,83 @@ HttpReply parse(const std::string& raw, bool& complete) {
 
 }  // namespace
 
-HttpReply send_raw(int port, const std::string& raw) {
-  Connection connection(port);
-  connection.send_all(raw);
-  std::string received;
-  bool complete = false;
-  HttpReply reply;
-  while (!complete) {
-    if (!connection.receive(received)) break;
-    reply = parse(received, complete);
+TcpConnection::TcpConnection(int port) {
+  fd_ = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd_ < 0) throw std::runtime_error("socket failed");
+  timeval timeout{60, 0};
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+    throw std::runtime_error("cannot connect to port " + std::to_string(port));
+}
+
+TcpConnection::~TcpConnection() { close(fd_); }
+
+void TcpConnection::send(const std::string& bytes) {
+  size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;  // the server may hang up early (413): read what it said
+    sent += static_cast<size_t>(n);
   }
-  reply = parse(received, complete);
-  if (reply.status == 0) throw std::runtime_error("no HTTP response; received: " + received.substr(0, 200));
+}
+
+bool TcpConnection::receive() {
+  char chunk[16384];
+  const ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
+  if (n <= 0) return false;
+  buffer_.append(chunk, static_cast<size_t>(n));
+  return true;
+}
+
+HttpReply TcpConnection::read_reply() {
+  bool complete = false;
+  HttpReply reply = parse(buffer_, complete);
+  while (!complete && receive()) reply = parse(buffer_, complete);
+  if (reply.status == 0) throw std::runtime_error("no HTTP response; received: " + buffer_.substr(0, 200));
+  // Drop this response's bytes: its head, then its body as framed on the wire.
+  const size_t head_end = buffer_.find("\r\n\r\n") + 4;
+  size_t end = buffer_.size();
+  if (complete && reply.headers.count("content-length")) {
+    end = head_end + std::stoul(reply.headers["content-length"]);
+  } else if (complete) {
+    end = buffer_.find("\r\n0\r\n\r\n", head_end - 2) + 7;
+  }
+  buffer_.erase(0, std::min(end, buffer_.size()));
   return reply;
+}
+
+std::vector<std::string> TcpConnection::first_events(int events) {
+  bool complete = false;
+  while (receive()) {
+    auto got = sse_events(parse(buffer_, complete).body);
+    // An event counts once a later one began or the stream is over.
+    if (static_cast<int>(got.size()) > events || complete) {
+      got.resize(std::min<size_t>(got.size(), static_cast<size_t>(events)));
+      return got;
+    }
+  }
+  return sse_events(parse(buffer_, complete).body);
+}
+
+bool TcpConnection::closed_within(int milliseconds) {
+  timeval timeout{milliseconds / 1000, (milliseconds % 1000) * 1000};
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  char byte;
+  for (;;) {
+    const ssize_t n = recv(fd_, &byte, 1, 0);
+    if (n == 0) return true;
+    if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
+  }
+}
+
+HttpReply send_raw(int port, const std::string& raw) {
+  TcpConnection connection(port);
+  connection.send(raw);
+  return connection.read_reply();
 }
 
 HttpReply http_call(int port, const std::string& method, const std::string& target, const std::string& body,
@@ -140,21 +168,10 @@ std::vector<std::string> sse_events(const std::string& body) {
 }
 
 std::vector<std::string> read_then_hang_up(int port, const std::string& target, const std::string& body, int events) {
-  Connection connection(port);
-  connection.send_all("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+  TcpConnection connection(port);
+  connection.send("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
                       std::to_string(body.size()) + "\r\n\r\n" + body);
-  std::string received;
-  bool complete = false;
-  while (connection.receive(received)) {
-    const HttpReply reply = parse(received, complete);
-    auto got = sse_events(reply.body);
-    // An event counts once its chunk ends with the blank line.
-    if (static_cast<int>(got.size()) > events || complete) {
-      got.resize(std::min<size_t>(got.size(), static_cast<size_t>(events)));
-      return got;
-    }
-  }
-  return sse_events(parse(received, complete).body);
+  return connection.first_events(events);
 }
 
 }  // namespace snapstream::test

@@ -15,6 +15,29 @@ struct HttpReply {
   std::string body;                             // de-chunked
 };
 
+// One client connection, for tests about connections themselves (keep-alive, pipelining,
+// timeouts, limits).
+class TcpConnection {
+ public:
+  explicit TcpConnection(int port);
+  ~TcpConnection();
+  TcpConnection(const TcpConnection&) = delete;
+  TcpConnection& operator=(const TcpConnection&) = delete;
+
+  void send(const std::string& bytes);
+  // Reads one whole response; the bytes after it stay for the next call.
+  HttpReply read_reply();
+  // Reads a streamed response until `events` SSE data events arrived (or it ended).
+  std::vector<std::string> first_events(int events);
+  // True when the server closes the connection within `milliseconds`.
+  bool closed_within(int milliseconds);
+
+ private:
+  bool receive();
+  int fd_ = -1;
+  std::string buffer_;
+};
+
 // Sends `raw` (a complete request, or anything) and reads one response until it is complete
 // or the server closes. Throws std::runtime_error on connection errors.
 HttpReply send_raw(int port, const std::string& raw);

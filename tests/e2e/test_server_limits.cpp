@@ -1,0 +1,78 @@
+// The server's connection handling over real TCP: keep-alive and pipelining, the read timeout
+// for stalled clients, the connection limit, and a full waiting queue.
+#include <catch2/catch.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/http_client.h"
+#include "tests/support/server_process.h"
+#include "tests/support/test_paths.h"
+
+using namespace snapstream;
+using json = nlohmann::json;
+
+namespace {
+std::string post(const std::string& target, const std::string& body) {
+  return "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+const std::string kShort = R"({"prompt": "Once upon a time", "max_tokens": 6, "temperature": 0})";
+}  // namespace
+
+TEST_CASE("one connection carries many requests, one after another or pipelined", "[e2e][server][http]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", (*models / "stories260K.gguf").string()});
+  test::TcpConnection connection(server.port());
+  std::string first_text;
+  for (int i = 0; i < 3; ++i) {
+    connection.send(post("/v1/completions", kShort));
+    const auto reply = connection.read_reply();
+    REQUIRE(reply.status == 200);
+    const std::string text = json::parse(reply.body).at("choices").at(0).at("text");
+    if (i == 0) first_text = text;
+    CHECK(text == first_text);
+  }
+  // Three at once: a streamed one between two whole ones, answered in order.
+  const std::string streamed = R"({"prompt": "Once upon a time", "max_tokens": 6, "temperature": 0, "stream": true})";
+  connection.send(post("/v1/completions", kShort) + post("/v1/completions", streamed) + post("/health", ""));
+  CHECK(json::parse(connection.read_reply().body).at("choices").at(0).at("text") == first_text);
+  const auto stream = connection.read_reply();
+  CHECK(stream.headers.at("content-type") == "text/event-stream");
+  CHECK(test::sse_events(stream.body).back() == "[DONE]");
+  CHECK(connection.read_reply().status == 405);  // POST /health
+}
+
+TEST_CASE("a stalled client is dropped after the read timeout", "[e2e][server][http]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", (*models / "stories260K.gguf").string(), "--read-timeout", "0.3"});
+  test::TcpConnection stalled(server.port());
+  stalled.send("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"prompt\":");
+  CHECK(stalled.closed_within(3000));
+  test::TcpConnection idle(server.port());
+  CHECK(idle.closed_within(3000));
+  CHECK(test::http_call(server.port(), "GET", "/health").status == 200);
+}
+
+TEST_CASE("connections past the limit get 503, and a full queue 429", "[e2e][server][http]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", (*models / "stories260K.gguf").string(), "--max-connections", "2",
+                              "--max-waiting", "0"});
+  {
+    test::TcpConnection first(server.port()), second(server.port());
+    first.send(post("/v1/completions", kShort));
+    CHECK(first.read_reply().status == 429);  // no room to wait: every request is refused
+    const auto third = test::http_call(server.port(), "GET", "/health");
+    CHECK(third.status == 503);
+    CHECK(json::parse(third.body).at("error").at("message").get<std::string>().find("too many connections") != std::string::npos);
+  }
+  // Once they close, new connections are accepted again.
+  bool served = false;
+  for (int attempt = 0; attempt < 100 && !served; ++attempt) served = test::http_call(server.port(), "GET", "/health").status == 200;
+  CHECK(served);
+  const auto refused = test::http_call(server.port(), "POST", "/v1/completions", kShort);
+  CHECK(refused.status == 429);
+  CHECK(json::parse(refused.body).at("error").at("type") == "rate_limit_error");
+}
