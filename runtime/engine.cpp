@@ -51,6 +51,7 @@ std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
   auto stream = std::make_shared<RequestStream>();
   {
     std::lock_guard lock(mutex_);
+    if (!failure_.empty()) throw EngineFailedError(failure_);
     if (stopping_) throw QueueFullError("the engine is shutting down");
     if (static_cast<int64_t>(waiting_.size()) >= options_.max_waiting)
       throw QueueFullError("the waiting queue is full (" + std::to_string(options_.max_waiting) + " requests); retry later");
@@ -67,21 +68,39 @@ EngineStats Engine::stats() const {
 }
 
 void Engine::loop() {
-  for (;;) {
-    {
-      std::unique_lock lock(mutex_);
-      work_.wait(lock, [this] { return stopping_ || !waiting_.empty() || !running_.empty() || prefilling_; });
-      if (stopping_) break;
+  // Failures of one request end that request inside step(); what escapes it is a fault of the
+  // engine itself, which then stops taking work and says so (health turns 503).
+  FinishReason reason = FinishReason::Cancelled;
+  std::string why = "the engine shut down";
+  try {
+    for (;;) {
+      {
+        std::unique_lock lock(mutex_);
+        work_.wait(lock, [this] { return stopping_ || !waiting_.empty() || !running_.empty() || prefilling_; });
+        if (stopping_) break;
+      }
+      step();
     }
-    step();
+  } catch (const std::exception& e) {
+    spdlog::critical("the engine failed and stops: {}", e.what());
+    reason = FinishReason::Error;
+    why = std::string("the engine failed: ") + e.what();
+    std::lock_guard lock(mutex_);
+    failure_ = why;
+    stopping_ = true;
   }
-  for (auto& sequence : running_) sequence.stream->finish(FinishReason::Cancelled, "the engine shut down");
+  for (auto& sequence : running_) sequence.stream->finish(reason, why);
   running_.clear();
-  if (prefilling_) prefilling_->stream->finish(FinishReason::Cancelled, "the engine shut down");
+  if (prefilling_) prefilling_->stream->finish(reason, why);
   prefilling_.reset();
   std::lock_guard lock(mutex_);
-  for (auto& waiting : waiting_) waiting.stream->finish(FinishReason::Cancelled, "the engine shut down");
+  for (auto& waiting : waiting_) waiting.stream->finish(reason, why);
   waiting_.clear();
+}
+
+std::string Engine::failure() const {
+  std::lock_guard lock(mutex_);
+  return failure_;
 }
 
 void Engine::step() {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -22,6 +23,12 @@ namespace snapstream {
 
 // The waiting queue is full: the client should retry later (HTTP 429/503).
 class QueueFullError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The engine thread has stopped on an internal fault; nothing more can run.
+class EngineFailedError : public Error {
  public:
   using Error::Error;
 };
@@ -66,6 +73,8 @@ class Engine {
   const GraphRunner& runner() const { return runner_; }
   // Stops the engine thread; requests not yet finished end as cancelled.
   void shutdown();
+  // Empty while the engine works; after an internal fault stopped it, what went wrong.
+  std::string failure() const;
 
  private:
   struct Sequence {
@@ -112,6 +121,7 @@ class Engine {
   std::condition_variable work_;
   std::deque<Waiting> waiting_;
   bool stopping_ = false;
+  std::string failure_;
   EngineStats stats_;
 
   // Owned by the engine thread.

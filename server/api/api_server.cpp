@@ -67,6 +67,7 @@ void ApiServer::handle(const http::Request& request, std::shared_ptr<http::Respo
   try {
     if (path == "/health") {
       if (method != bhttp::verb::get) throw ApiError(405, "use GET for /health");
+      if (const std::string failure = engine_.failure(); !failure.empty()) throw ApiError(503, failure);
       send_json(responder, 200, {{"status", "ok"}});
       return;
     }

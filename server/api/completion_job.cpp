@@ -73,6 +73,9 @@ class Job : public std::enable_shared_from_this<Job> {
       } catch (const InvalidRequestError& e) {
         cancel_all();
         throw ApiError(400, e.what());
+      } catch (const EngineFailedError& e) {
+        cancel_all();
+        throw ApiError(500, e.what());
       }
       choices_.push_back(std::move(choice));
     }
