@@ -1,6 +1,7 @@
 // The server's connection handling over real TCP: keep-alive and pipelining, the read timeout
 // for stalled clients, the connection limit, and a full waiting queue.
 #include <catch2/catch.hpp>
+#include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -75,4 +76,30 @@ TEST_CASE("connections past the limit get 503, and a full queue 429", "[e2e][ser
   const auto refused = test::http_call(server.port(), "POST", "/v1/completions", kShort);
   CHECK(refused.status == 429);
   CHECK(json::parse(refused.body).at("error").at("type") == "rate_limit_error");
+}
+
+TEST_CASE("SIGTERM ends running streams with a last event and the server exits 0", "[e2e][server][http]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", (*models / "stories260K.gguf").string(), "--slots", "2", "--grace-period", "0"});
+  const std::string body = R"({"prompt": "Once upon a time", "max_tokens": 480, "temperature": 0, "stream": true})";
+  std::vector<std::unique_ptr<test::TcpConnection>> streams;
+  for (int i = 0; i < 8; ++i) {
+    streams.push_back(std::make_unique<test::TcpConnection>(server.port()));
+    streams.back()->send(post("/v1/completions", body));
+  }
+  CHECK(streams.front()->first_events(1).size() == 1);  // the first stream is running
+  auto exit_code = std::async(std::launch::async, [&server] { return server.stop(); });
+  int cut_short = 0;
+  for (auto& stream : streams) {
+    const auto reply = stream->read_reply();
+    CHECK(reply.status == 200);
+    const auto events = test::sse_events(reply.body);
+    REQUIRE(events.size() >= 2);
+    CHECK(events.back() == "[DONE]");
+    const auto last = json::parse(events[events.size() - 2]);
+    if (last.contains("error")) ++cut_short;
+  }
+  CHECK(exit_code.get() == 0);
+  WARN(cut_short << " of 8 streams were ended by the shutdown with an error event; the rest had finished");
 }
