@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <memory>
 #include <thread>
 
 #include "kernels/thread_pool.h"
@@ -40,21 +41,26 @@ struct ServeArgs {
 
 void run_serve(const ServeArgs& args) {
   namespace net = boost::asio;
-  net::io_context io;
+  // The serving objects live on the heap: this frame stays small and plainly aligned.
+  const auto io_owner = std::make_unique<net::io_context>();
+  net::io_context& io = *io_owner;
   api::ServingHandler handler;
   http::ServerLimits limits;
   limits.body_bytes = args.body_limit;
   limits.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(args.read_timeout * 1000));
   limits.max_connections = args.max_connections;
-  http::HttpServer server(io, limits, [&handler](const http::Request& request, std::shared_ptr<http::Responder> responder) {
-    handler.handle(request, std::move(responder));
-  });
+  const auto server_owner = std::make_unique<http::HttpServer>(
+      io, limits, [&handler](const http::Request& request, std::shared_ptr<http::Responder> responder) {
+        handler.handle(request, std::move(responder));
+      });
+  http::HttpServer& server = *server_owner;
   const uint16_t port = server.listen(args.host, args.port);
   spdlog::info("listening on http://{}:{} (503 until the model is loaded)", args.host, port);
 
-  std::promise<int> stop;
-  net::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&stop](const boost::system::error_code& ec, int signal) {
+  auto stop_owner = std::make_unique<std::promise<int>>();
+  std::promise<int>& stop = *stop_owner;
+  const auto signals = std::make_unique<net::signal_set>(io, SIGINT, SIGTERM);
+  signals->async_wait([&stop](const boost::system::error_code& ec, int signal) {
     if (!ec) stop.set_value(signal);
   });
   std::vector<std::thread> io_threads;
@@ -71,14 +77,15 @@ void run_serve(const ServeArgs& args) {
     spdlog::info("loaded {} ({}): dim {}, {} layers, {} heads ({} kv), vocab {}, context {}", args.model, model->format,
                  model->config.dim, model->config.n_layers, model->config.n_heads, model->config.n_kv_heads,
                  model->config.vocab_size, model->config.context_length);
-    kernels::ThreadPool pool(args.threads);
+    const auto pool = std::make_unique<kernels::ThreadPool>(args.threads);
     EngineOptions options;
     options.slots = args.slots;
     options.max_waiting = args.max_waiting;
     options.cache = args.engine.cache;
     options.graphs = args.engine.graphs;
     spdlog::info("compiling graphs and allocating the KV cache");
-    Engine engine(*model, pool, options);
+    const auto engine_owner = std::make_unique<Engine>(*model, *pool, options);
+    Engine& engine = *engine_owner;
     spdlog::info("{}", describe_plan(*model, engine.runner(), engine.cache()));
 
     api::ApiOptions api_options{args.served_model_name, args.api_key};

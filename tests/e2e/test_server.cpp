@@ -120,7 +120,9 @@ TEST_CASE("serve answers every endpoint over curl, streaming and not, and exits 
   CHECK(metrics.find("snapstream:time_to_first_token_seconds_bucket") != std::string::npos);
   CHECK(metrics.find("snapstream:kv_cache_compression_ratio") != std::string::npos);
 
-  CHECK(server.stop() == 0);
+  const int exit_code = server.stop();
+  INFO(server.log());
+  CHECK(exit_code == 0);
 }
 
 TEST_CASE("greedy completions through the server equal snapstream generate on the golden prompts", "[e2e][server]") {
@@ -168,6 +170,7 @@ TEST_CASE("32 concurrent streams get their solo outputs, and 10 that hang up ear
     alone[i] = streamed_text(reply.body, false);
   }
 
+  // The clients run on their own threads; assertions stay on this one.
   std::vector<std::future<std::string>> together;
   for (size_t i = 0; i < bodies.size(); ++i)
     together.push_back(std::async(std::launch::async, [&, i] {
@@ -175,12 +178,12 @@ TEST_CASE("32 concurrent streams get their solo outputs, and 10 that hang up ear
         test::read_then_hang_up(server.port(), "/v1/completions", bodies[i], 2);
         return std::string();
       }
-      return streamed_text(test::http_call(server.port(), "POST", "/v1/completions", bodies[i]).body, false);
+      return test::http_call(server.port(), "POST", "/v1/completions", bodies[i]).body;
     }));
   for (size_t i = 0; i < bodies.size(); ++i) {
-    const std::string text = together[i].get();
+    const std::string body = together[i].get();
     INFO("client " << i);
-    if (i >= 10) CHECK(text == alone[i]);
+    if (i >= 10) CHECK(streamed_text(body, false) == alone[i]);
   }
 
   // Every hung-up request is cancelled and every slot free again.
@@ -201,7 +204,9 @@ TEST_CASE("32 concurrent streams get their solo outputs, and 10 that hang up ear
   const double aborted = metric(metrics, "snapstream:request_success_total", "finished_reason=\"abort\"");
   WARN("requests the server aborted because their clients hung up: " << aborted << " of 10");
   CHECK(aborted == 10.0);
-  CHECK(server.stop() == 0);
+  const int exit_code = server.stop();
+  INFO(server.log());
+  CHECK(exit_code == 0);
 }
 
 TEST_CASE("the official openai npm client works against the server", "[e2e][server][openai]") {
@@ -232,5 +237,7 @@ TEST_CASE("the official openai npm client works against the server", "[e2e][serv
   CHECK(out.at("error_status") == 404);
   CHECK(out.at("auth_status") == 401);
   CHECK(out.at("models") == json::array({"stories260K"}));
-  CHECK(server.stop() == 0);
+  const int exit_code = server.stop();
+  INFO(server.log());
+  CHECK(exit_code == 0);
 }

@@ -108,5 +108,7 @@ TEST_CASE("bad requests get the right status and error body, and the server carr
   const auto good = test::http_call(server.port(), "POST", c, R"({"prompt": "Once upon a time", "max_tokens": 8})", {kKey});
   REQUIRE(good.status == 200);
   CHECK(json::parse(good.body).at("usage").at("completion_tokens") == 8);
-  CHECK(server.stop() == 0);
+  const int exit_code = server.stop();
+  INFO(server.log());
+  CHECK(exit_code == 0);
 }

@@ -100,6 +100,8 @@ TEST_CASE("SIGTERM ends running streams with a last event and the server exits 0
     const auto last = json::parse(events[events.size() - 2]);
     if (last.contains("error")) ++cut_short;
   }
-  CHECK(exit_code.get() == 0);
+  const int code = exit_code.get();
+  INFO(server.log());
+  CHECK(code == 0);
   WARN(cut_short << " of 8 streams were ended by the shutdown with an error event; the rest had finished");
 }
