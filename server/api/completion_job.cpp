@@ -45,6 +45,7 @@ struct Choice {
   std::string text;          // everything, for a non-streamed answer
   json logprobs = nullptr;   // likewise
   int64_t generated = 0;
+  int64_t text_offset = 0;   // completions logprobs: where the next token's text starts
   bool done = false;
   std::string finish_reason;
   Clock::time_point first_token{}, last_token{};
@@ -65,6 +66,7 @@ class Job : public std::enable_shared_from_this<Job> {
     for (const auto& prompt : request_.prompts) {
       RequestSpec spec{prompt, request_.max_tokens, request_.sampling, request_.stop_ids, request_.top_logprobs};
       Choice choice(static_cast<int64_t>(prompt.size()), request_.stop, prompt.back());
+      if (request_.echo) choice.text_offset = static_cast<int64_t>(prompt_text(choices_.size()).size());
       try {
         choice.stream = context_.engine.submit(std::move(spec));
       } catch (const QueueFullError& e) {
@@ -129,7 +131,7 @@ class Job : public std::enable_shared_from_this<Job> {
 
   void send_event(const json& payload) { responder_->write("data: " + dump(payload) + "\n\n"); }
 
-  json token_logprobs(const std::vector<TokenEvent>& events, int32_t previous) const {
+  json token_logprobs(const std::vector<TokenEvent>& events, int32_t previous, int64_t& text_offset) const {
     // Chat: {"content": [{token, logprob, bytes, top_logprobs}]}; completions: parallel arrays.
     const Tokenizer& tok = context_.tokenizer;
     auto bytes_of = [](const std::string& s) {
@@ -151,16 +153,19 @@ class Job : public std::enable_shared_from_this<Job> {
       }
       return {{"content", content}};
     }
-    json tokens = json::array(), values = json::array(), tops = json::array();
+    json tokens = json::array(), values = json::array(), tops = json::array(), offsets = json::array();
     for (const auto& e : events) {
-      tokens.push_back(tok.token_bytes(e.id, previous));
+      const std::string token = tok.token_bytes(e.id, previous);
+      tokens.push_back(token);
+      offsets.push_back(text_offset);
+      text_offset += static_cast<int64_t>(token.size());
       values.push_back(e.logprob);
       json top = json::object();
       for (const auto& t : e.top) top[tok.token_bytes(t.id, previous)] = t.logprob;
       tops.push_back(top);
       previous = e.id;
     }
-    return {{"tokens", tokens}, {"token_logprobs", values}, {"top_logprobs", tops}};
+    return {{"tokens", tokens}, {"token_logprobs", values}, {"top_logprobs", tops}, {"text_offset", offsets}};
   }
 
   static void merge_logprobs(json& into, const json& more) {
@@ -207,7 +212,7 @@ class Job : public std::enable_shared_from_this<Job> {
         text += c.stop.finish();
         finish_choice(c, c.stop.stopped() ? "stop" : std::string(finish_reason_name(reason)));
       }
-      const json logprobs = request_.top_logprobs >= 0 && !events.empty() ? token_logprobs(events, first_previous) : json(nullptr);
+      const json logprobs = request_.top_logprobs >= 0 && !events.empty() ? token_logprobs(events, first_previous, c.text_offset) : json(nullptr);
       if (!request_.stream) {
         c.text += text;
         if (!logprobs.is_null()) merge_logprobs(c.logprobs, logprobs);

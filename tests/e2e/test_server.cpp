@@ -105,6 +105,31 @@ TEST_CASE("serve answers every endpoint over curl, streaming and not, and exits 
   CHECK(chat_stream_status == 200);
   CHECK(streamed_text(chat_stream, true) == reply);
 
+  // Greedy logprobs: each chosen token is the most likely one, and the tokens spell the text.
+  auto [with_logprobs, logprobs_status] = curl(server, "/v1/completions", completion + R"(, "logprobs": 2})");
+  REQUIRE(logprobs_status == 200);
+  const auto logprobs = json::parse(with_logprobs).at("choices").at(0).at("logprobs");
+  REQUIRE(logprobs.at("tokens").size() == 40);
+  std::string spelled;
+  for (size_t i = 0; i < 40; ++i) {
+    const std::string token = logprobs.at("tokens").at(i);
+    CHECK(logprobs.at("text_offset").at(i) == spelled.size());
+    spelled += token;
+    const float value = logprobs.at("token_logprobs").at(i);
+    CHECK(value <= 0.0f);
+    const auto& top = logprobs.at("top_logprobs").at(i);
+    CHECK(top.size() <= 2);
+    float best = -1e30f;
+    for (const auto& [alternative, alternative_value] : top.items()) best = std::max(best, alternative_value.get<float>());
+    CHECK(value == best);
+  }
+  CHECK(spelled == text);
+  auto [chat_logprobs, chat_logprobs_status] = curl(server, "/v1/chat/completions", chat + R"(, "logprobs": true, "top_logprobs": 3})");
+  REQUIRE(chat_logprobs_status == 200);
+  const auto content = json::parse(chat_logprobs).at("choices").at(0).at("logprobs").at("content");
+  CHECK(content.size() == json::parse(chat_whole).at("usage").at("completion_tokens"));
+  CHECK(content.at(0).at("top_logprobs").size() == 3);
+
   auto [tokens, tokenize_status] = curl(server, "/tokenize", R"({"prompt": "Once upon a time"})");
   CHECK(tokenize_status == 200);
   CHECK(json::parse(tokens).at("tokens") == json::array({1, 403, 407, 261, 378}));
@@ -115,7 +140,7 @@ TEST_CASE("serve answers every endpoint over curl, streaming and not, and exits 
   auto [metrics, metrics_status] = curl(server, "/metrics");
   CHECK(metrics_status == 200);
   CHECK(metric(metrics, "snapstream:num_requests_running") == 0.0);
-  CHECK(metric(metrics, "snapstream:generation_tokens_total") == 40 * 2 + 30 * 2);
+  CHECK(metric(metrics, "snapstream:generation_tokens_total") == 40 * 3 + 30 * 3);
   CHECK(metric(metrics, "snapstream:request_success_total") >= 1.0);
   CHECK(metrics.find("snapstream:time_to_first_token_seconds_bucket") != std::string::npos);
   CHECK(metrics.find("snapstream:kv_cache_compression_ratio") != std::string::npos);
