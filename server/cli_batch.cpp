@@ -11,6 +11,7 @@
 #include "runtime/utf8_stream.h"
 #include "server/engine_options.h"
 #include "server/commands.h"
+#include "server/model_options.h"
 #include "server/prompt_file.h"
 
 namespace snapstream::server {
@@ -38,7 +39,7 @@ std::string decode_text(const Tokenizer& tokenizer, int32_t previous, const std:
 
 void run_batch(const BatchArgs& args) {
   const auto prompts = args.engine.list_graphs ? std::vector<PromptLine>{} : read_prompt_file(args.prompts);
-  const auto model = load_model(args.model, args.tokenizer);
+  const auto model = load_model_logged(args.model, args.tokenizer);
   kernels::ThreadPool pool(args.threads);
   EngineOptions options;
   options.slots = args.slots;
@@ -95,12 +96,10 @@ void run_batch(const BatchArgs& args) {
 void add_batch_command(CLI::App& app) {
   auto args = std::make_shared<BatchArgs>();
   CLI::App* cmd = app.add_subcommand("batch", "Run many prompts through the continuous-batching engine");
-  cmd->add_option("--model", args->model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--tokenizer", args->tokenizer, "llama2.c tokenizer file")->check(CLI::ExistingFile);
+  add_model_options(cmd, args->model, args->tokenizer, args->threads);
   cmd->add_option("--prompts", args->prompts, "JSONL file: one {\"prompt\": ...} object per line")
       ->check(CLI::ExistingFile);
   cmd->add_option("--slots", args->slots, "sequences decoded together at most")->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "one JSON object per request in input order, then the aggregate");
   add_engine_options(cmd, args->engine);
   cmd->callback([args] {

@@ -10,6 +10,7 @@
 #include "bench/memory_bandwidth.h"
 #include "server/cache_options.h"
 #include "server/commands.h"
+#include "server/model_options.h"
 
 namespace snapstream::server {
 namespace {
@@ -24,7 +25,7 @@ struct BenchArgs {
 };
 
 void run_bench(const BenchArgs& args) {
-  const auto model = load_model(args.model, args.tokenizer);
+  const auto model = load_model_logged(args.model, args.tokenizer);
   kernels::ThreadPool pool(args.threads);
   const auto& o = args.options;
   spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model,
@@ -86,13 +87,11 @@ void run_bench(const BenchArgs& args) {
 void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure prefill/decode tokens/s and the decode bandwidth roofline");
-  cmd->add_option("--model", args->model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--tokenizer", args->tokenizer, "llama2.c tokenizer file")->check(CLI::ExistingFile);
+  add_model_options(cmd, args->model, args->tokenizer, args->threads);
   cmd->add_option("--concurrency", args->options.concurrency, "sequences decoded together")->check(CLI::PositiveNumber);
   cmd->add_option("--prompt-tokens", args->options.prompt_tokens, "prompt length")->check(CLI::PositiveNumber);
   cmd->add_option("--decode-tokens", args->options.decode_tokens, "decode steps")->check(CLI::PositiveNumber);
   cmd->add_option("--repeats", args->options.repeats, "runs; the median is reported")->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--tp", args->options.graphs.shards, "tensor-parallel shards")->check(CLI::PositiveNumber);
   cmd->add_option("--bandwidth-mib", args->bandwidth_mib, "buffer of the bandwidth probe (0 skips it)")
       ->check(CLI::NonNegativeNumber);

@@ -11,6 +11,7 @@
 #include "runtime/utf8_stream.h"
 #include "server/engine_options.h"
 #include "server/commands.h"
+#include "server/model_options.h"
 
 namespace snapstream::server {
 namespace {
@@ -30,10 +31,7 @@ struct GenerateArgs {
 };
 
 void run_generate(const GenerateArgs& args) {
-  const auto model = load_model(args.model, args.tokenizer);
-  spdlog::info("loaded {} ({}): dim {}, {} layers, {} heads ({} kv), vocab {}, context {}", args.model, model->format,
-               model->config.dim, model->config.n_layers, model->config.n_heads, model->config.n_kv_heads,
-               model->config.vocab_size, model->config.context_length);
+  const auto model = load_model_logged(args.model, args.tokenizer);
   kernels::ThreadPool pool(args.threads);
   const Tokenizer& tokenizer = model->tokenizer;
   const std::vector<int32_t> prompt_ids = tokenizer.encode(args.prompt, true);
@@ -94,16 +92,13 @@ void run_generate(const GenerateArgs& args) {
 void add_generate_command(CLI::App& app) {
   auto args = std::make_shared<GenerateArgs>();
   CLI::App* cmd = app.add_subcommand("generate", "Generate text for one prompt");
-  cmd->add_option("--model", args->model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--tokenizer", args->tokenizer, "llama2.c tokenizer file (default: tok<vocab>.bin beside the model)")
-      ->check(CLI::ExistingFile);
+  add_model_options(cmd, args->model, args->tokenizer, args->threads);
   cmd->add_option("--prompt", args->prompt, "prompt text (may be empty)")->required();
   cmd->add_option("--max-tokens", args->max_tokens, "tokens to generate at most")->check(CLI::NonNegativeNumber);
   cmd->add_option("--temperature", args->temperature, "0 for greedy decoding")->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-k", args->top_k, "keep the k most likely tokens (0: all)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-p", args->top_p, "nucleus sampling mass in (0, 1]")->check(CLI::Range(0.0f, 1.0f));
   cmd->add_option("--seed", args->seed, "sampling seed");
-  cmd->add_option("--threads", args->threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "print one JSON object with ids, text and speeds instead of streaming text");
   add_engine_options(cmd, args->engine);
   cmd->callback([args] { run_generate(*args); });

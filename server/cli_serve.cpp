@@ -15,6 +15,7 @@
 #include "runtime/engine.h"
 #include "server/api/api_server.h"
 #include "server/commands.h"
+#include "server/model_options.h"
 #include "server/engine_options.h"
 #include "server/http/http_server.h"
 
@@ -73,10 +74,7 @@ void run_serve(const ServeArgs& args) {
   try {
     const auto started = std::chrono::steady_clock::now();
     spdlog::info("loading {}", args.model);
-    const auto model = load_model(args.model, args.tokenizer);
-    spdlog::info("loaded {} ({}): dim {}, {} layers, {} heads ({} kv), vocab {}, context {}", args.model, model->format,
-                 model->config.dim, model->config.n_layers, model->config.n_heads, model->config.n_kv_heads,
-                 model->config.vocab_size, model->config.context_length);
+    const auto model = load_model_logged(args.model, args.tokenizer);
     const auto pool = std::make_unique<kernels::ThreadPool>(args.threads);
     EngineOptions options;
     options.slots = args.slots;
@@ -126,14 +124,12 @@ void run_serve(const ServeArgs& args) {
 void add_serve_command(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand("serve", "serve the OpenAI-compatible HTTP API");
-  cmd->add_option("--model", args->model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--tokenizer", args->tokenizer, "llama2.c tokenizer file")->check(CLI::ExistingFile);
+  add_model_options(cmd, args->model, args->tokenizer, args->threads);
   cmd->add_option("--host", args->host, "address to listen on");
   cmd->add_option("--port", args->port, "port to listen on (0: any free port, logged)");
   cmd->add_option("--slots", args->slots, "sequences decoded together at most")->check(CLI::PositiveNumber);
   cmd->add_option("--max-waiting", args->max_waiting, "requests queued for a slot at most; more get 429")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", args->threads, "compute threads (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--io-threads", args->io_threads, "network threads")->check(CLI::PositiveNumber);
   cmd->add_option("--api-key", args->api_key, "require 'Authorization: Bearer KEY' (not on /health and /metrics)");
   cmd->add_option("--served-model-name", args->served_model_name, "the model name clients use (default: the file's stem)");
