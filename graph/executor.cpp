@@ -160,6 +160,24 @@ void Executor::run_op(const Op& op, int64_t layer) {
       }
       return;
     }
+    case OpKind::AllGather: {
+      float* out = tensor(op.outputs[0]);
+      const int64_t out_rows = graph_->tensors[static_cast<size_t>(op.outputs[0])].shape.front();
+      int64_t column = 0;
+      for (const int32_t part : op.inputs) {
+        const float* in = tensor(part);
+        const int64_t w = width(part);
+        for (int64_t r = 0; r < out_rows; ++r) std::copy_n(in + r * w, w, out + r * width(op.outputs[0]) + column);
+        column += w;
+      }
+      return;
+    }
+    case OpKind::ReduceScatter:
+    case OpKind::HeadMatMul:
+    case OpKind::LatentAttention:
+    case OpKind::MoeExperts:
+      throw GraphError("the CPU executor does not run " + std::string(op_kind_name(op.kind)) +
+                       " ops: graphs of latent-attention and mixture-of-experts models are only priced");
     case OpKind::FusedLayer:
     case OpKind::LoopedLayers:
       throw GraphError("nested layer kernels are not supported");

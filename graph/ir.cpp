@@ -19,6 +19,13 @@ std::string_view weight_kind_name(WeightKind kind) {
     case WeightKind::Down: return "down";
     case WeightKind::FinalNorm: return "final_norm";
     case WeightKind::Output: return "output";
+    case WeightKind::QDown: return "q_down";
+    case WeightKind::QUp: return "q_up";
+    case WeightKind::KvDown: return "kv_down";
+    case WeightKind::KvUpKey: return "kv_up_key";
+    case WeightKind::KvUpValue: return "kv_up_value";
+    case WeightKind::Router: return "router";
+    case WeightKind::Experts: return "experts";
   }
   return "unknown";
 }
@@ -34,6 +41,11 @@ std::string_view op_kind_name(OpKind kind) {
     case OpKind::SwiGLU: return "swiglu";
     case OpKind::Add: return "add";
     case OpKind::AllReduce: return "all_reduce";
+    case OpKind::AllGather: return "all_gather";
+    case OpKind::ReduceScatter: return "reduce_scatter";
+    case OpKind::HeadMatMul: return "head_matmul";
+    case OpKind::LatentAttention: return "latent_attention";
+    case OpKind::MoeExperts: return "moe_experts";
     case OpKind::FusedLayer: return "fused_layer";
     case OpKind::LoopedLayers: return "looped_layers";
   }

@@ -43,7 +43,13 @@ struct Tensor {
 };
 
 // Which model weight an op reads; layer -1 for the ones outside the layers.
-enum class WeightKind : uint8_t { Embedding, AttentionNorm, Wq, Wk, Wv, Wo, MlpNorm, Gate, Up, Down, FinalNorm, Output };
+// QDown..KvUpValue are latent attention's projections; KvUpKey/KvUpValue are the key and value
+// halves of its up-projection, applied per head to the cached latent. Router scores experts;
+// Experts stands for every routed expert's gate, up and down matrices of a layer.
+enum class WeightKind : uint8_t {
+  Embedding, AttentionNorm, Wq, Wk, Wv, Wo, MlpNorm, Gate, Up, Down, FinalNorm, Output,
+  QDown, QUp, KvDown, KvUpKey, KvUpValue, Router, Experts,
+};
 std::string_view weight_kind_name(WeightKind kind);
 
 // A weight and the slice of it a tensor-parallel shard reads: rows [row_begin, row_end) and
@@ -64,6 +70,11 @@ enum class OpKind : uint8_t {
   SwiGLU,
   Add,              // residual
   AllReduce,        // sums the shards' partial results
+  AllGather,        // concatenates the shards' slices along the last dimension
+  ReduceScatter,    // sums the shards' partial results, each shard keeping its own slice
+  HeadMatMul,       // per-head matmul with one slice of a weight per head (latent attention)
+  LatentAttention,  // attention over the cached latent for a set of heads (and write of the new one)
+  MoeExperts,       // routes each token to its top experts and sums their gated MLPs
   FusedLayer,       // a whole decoder layer: the unit the accelerator runs as one kernel
   LoopedLayers,     // a run of identical fused layers as one kernel looping over the layer index
 };
@@ -81,6 +92,7 @@ struct Op {
   int64_t head_end = 0;
   int64_t kv_head_begin = 0;    // ... and its KV heads
   int64_t kv_head_end = 0;
+  int32_t position_shards = 1;  // latent attention: shards that split each sequence's cached positions
   std::vector<Op> body;         // FusedLayer / LoopedLayers: the ops of one layer
   int64_t first_layer = 0;      // LoopedLayers: layers [first_layer, first_layer + loop_count)
   int64_t loop_count = 0;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "graph/llama_builder.h"
+#include "graph/decoder_builder.h"
 
 namespace snapstream::graph {
 namespace {
@@ -115,7 +115,7 @@ void plan_memory(Graph& graph) {
 }
 
 Graph compile(const DecoderShape& shape, const GraphKey& key, const CompileOptions& options) {
-  Graph graph = build_llama_graph(shape, key, options.shards);
+  Graph graph = build_decoder_graph(shape, key, options.shards);
   fuse_layers(graph);
   if (options.kernel_looping) loop_layers(graph);
   plan_memory(graph);

@@ -23,7 +23,7 @@ struct CompileOptions {
   bool kernel_looping = true;
 };
 
-// build_llama_graph, then fuse_layers, loop_layers (unless disabled) and plan_memory.
+// build_decoder_graph, then fuse_layers, loop_layers (unless disabled) and plan_memory.
 Graph compile(const DecoderShape& shape, const GraphKey& key, const CompileOptions& options = {});
 
 }  // namespace snapstream::graph

@@ -13,7 +13,12 @@ namespace {
 
 constexpr int64_t kLongestDefaultPrefill = 4096;
 
-graph::DecoderShape decoder_shape(const ModelConfig& c, const SlotKvCache& cache, kernels::DType dtype) {
+graph::DecoderShape decoder_shape(const ModelConfig& c, const SlotKvCache& cache, kernels::DType dtype, int32_t shards) {
+  // Replicated KV heads (more shards than KV heads) are priced but not run: two shards would
+  // each compact the same head's cache from only their own query heads.
+  if (shards > 0 && c.n_kv_heads % shards != 0)
+    throw ConfigError("the CPU engine splits KV heads among tensor-parallel shards: " + std::to_string(c.n_kv_heads) +
+                      " KV heads do not divide by --tp " + std::to_string(shards));
   graph::DecoderShape s;
   s.dim = c.dim;
   s.hidden_dim = c.hidden_dim;
@@ -129,7 +134,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
 GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan)
     : model_(model),
       cache_(cache),
-      graphs_(decoder_shape(model.config, cache, model.weights.wq_dtype()), bucket_plan(plan, model.config, cache.slots()),
+      graphs_(decoder_shape(model.config, cache, model.weights.wq_dtype(), plan.shards), bucket_plan(plan, model.config, cache.slots()),
               {plan.shards, plan.kernel_looping}),
       executor_(pool),
       pool_(pool) {

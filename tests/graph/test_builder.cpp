@@ -3,7 +3,7 @@
 
 #include "graph/errors.h"
 #include "graph/graph_cache.h"
-#include "graph/llama_builder.h"
+#include "graph/decoder_builder.h"
 
 using namespace snapstream::graph;
 
@@ -29,7 +29,7 @@ int64_t count(const Graph& g, OpKind kind) {
 }  // namespace
 
 TEST_CASE("the decode graph has one attention and seven matmuls per layer", "[graph]") {
-  const Graph g = build_llama_graph(stories_shape(), {Phase::Decode, 4, 1});
+  const Graph g = build_decoder_graph(stories_shape(), {Phase::Decode, 4, 1});
   CHECK(count(g, OpKind::DecodeAttention) == 5);
   CHECK(count(g, OpKind::CausalAttention) == 0);
   CHECK(count(g, OpKind::MatMul) == 5 * 7 + 1);
@@ -41,7 +41,7 @@ TEST_CASE("the decode graph has one attention and seven matmuls per layer", "[gr
 }
 
 TEST_CASE("a prefill graph attends causally and keeps one row of logits", "[graph]") {
-  const Graph g = build_llama_graph(stories_shape(), {Phase::Prefill, 1, 128});
+  const Graph g = build_decoder_graph(stories_shape(), {Phase::Prefill, 1, 128});
   CHECK(count(g, OpKind::CausalAttention) == 5);
   const Tensor& logits = g.tensors[static_cast<size_t>(g.ops.back().outputs[0])];
   CHECK(logits.shape == std::vector<int64_t>{1, 512});
@@ -50,10 +50,11 @@ TEST_CASE("a prefill graph attends causally and keeps one row of logits", "[grap
 
 TEST_CASE("tensor parallelism splits heads and MLP columns and all-reduces twice per layer", "[graph]") {
   const int32_t shards = GENERATE(2, 4);
-  const Graph g = build_llama_graph(stories_shape(), {Phase::Decode, 1, 1}, shards);
+  const Graph g = build_decoder_graph(stories_shape(), {Phase::Decode, 1, 1}, shards);
   CHECK(count(g, OpKind::AllReduce) == 2 * 5);
   CHECK(count(g, OpKind::DecodeAttention) == 5 * shards);
-  CHECK(count(g, OpKind::MatMul) == 5 * 7 * shards + 1);
+  CHECK(count(g, OpKind::MatMul) == 5 * 7 * shards + shards);  // the output head splits by vocabulary
+  CHECK(count(g, OpKind::AllGather) == 1);
   for (const Op& op : g.flattened()) {
     if (op.kind == OpKind::DecodeAttention) {
       CHECK(op.head_end - op.head_begin == 8 / shards);
@@ -61,10 +62,10 @@ TEST_CASE("tensor parallelism splits heads and MLP columns and all-reduces twice
     }
     if (op.kind == OpKind::MatMul && op.weight.kind == WeightKind::Down) CHECK(op.weight.col_end - op.weight.col_begin == 172 / shards);
   }
-  CHECK_THROWS_AS(build_llama_graph(stories_shape(), {Phase::Decode, 1, 1}, 3), GraphError);
+  CHECK_THROWS_AS(build_decoder_graph(stories_shape(), {Phase::Decode, 1, 1}, 3), GraphError);
   DecoderShape quantised = stories_shape();
   quantised.weight_dtype = snapstream::kernels::DType::Q8_0;
-  CHECK_THROWS_AS(build_llama_graph(quantised, {Phase::Decode, 1, 1}, 2), GraphError);  // 86 columns: not whole blocks
+  CHECK_THROWS_AS(build_decoder_graph(quantised, {Phase::Decode, 1, 1}, 2), GraphError);  // 86 columns: not whole blocks
 }
 
 TEST_CASE("the graph cache compiles every bucket once and looks up the smallest that fits", "[graph]") {

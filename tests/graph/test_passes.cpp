@@ -1,7 +1,7 @@
 // Layer fusion, kernel looping and memory planning keep the computation and shrink the launches.
 #include <catch2/catch.hpp>
 
-#include "graph/llama_builder.h"
+#include "graph/decoder_builder.h"
 #include "graph/passes.h"
 
 using namespace snapstream::graph;
@@ -28,7 +28,7 @@ std::vector<std::pair<OpKind, int64_t>> signature(const std::vector<Op>& ops) {
 }  // namespace
 
 TEST_CASE("fusion makes one kernel per layer, and looping makes one for all layers", "[passes]") {
-  const Graph built = build_llama_graph(small_shape(), {Phase::Decode, 2, 1});
+  const Graph built = build_decoder_graph(small_shape(), {Phase::Decode, 2, 1});
   Graph fused = built;
   fuse_layers(fused);
   CHECK(fused.kernel_calls() == 6 + 3);  // embed, six layers, final norm, logits

@@ -1,0 +1,285 @@
+// The decoder as ops, one layer after another; a shard's matmuls read row slices (for the
+// projections into heads, MLP columns and vocabulary) or column slices (for the projections
+// back to the model width).
+#include "graph/decoder_builder.h"
+
+#include <string>
+
+#include "graph/errors.h"
+
+namespace snapstream::graph {
+namespace {
+
+class Builder {
+ public:
+  Builder(const DecoderShape& shape, const GraphKey& key, int32_t shards) : s_(shape), shards_(shards) {
+    g_.key = key;
+    g_.shape = shape;
+    g_.shards = shards;
+    rows_ = key.batch * key.length;
+  }
+
+  Graph build() {
+    const int32_t x = activation("x", s_.dim);
+    emit(OpKind::Embed, {}, {x}, WeightSlice{WeightKind::Embedding});
+    for (int64_t l = 0; l < s_.layers; ++l) layer(l, x);
+    head(x);
+    return std::move(g_);
+  }
+
+ private:
+  void layer(int64_t l, int32_t x) {
+    layer_ = l;
+    const std::string p = prefix('l', l);
+    const int32_t attn_in = activation(p + "attn_in", s_.dim);
+    emit(OpKind::RmsNorm, {x}, {attn_in}, WeightSlice{WeightKind::AttentionNorm});
+    residual(p + "attn", x, s_.attention == AttentionKind::Latent ? latent_attention(p, attn_in) : grouped_attention(p, attn_in));
+    const int32_t mlp_in = activation(p + "mlp_in", s_.dim);
+    emit(OpKind::RmsNorm, {x}, {mlp_in}, WeightSlice{WeightKind::MlpNorm});
+    residual(p + "mlp", x, s_.expert_layer(l) ? experts(p, mlp_in) : mlp(p, mlp_in, s_.hidden_dim, ""));
+  }
+
+  std::vector<int32_t> grouped_attention(const std::string& p, int32_t normed) {
+    const int64_t heads = s_.heads / shards_, hd = s_.head_dim;
+    // With fewer KV heads than shards a shard holds the one KV head its query heads share.
+    const int64_t kv_heads = std::max<int64_t>(1, s_.kv_heads / shards_);
+    std::vector<int32_t> partial;
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const std::string sp = p + prefix('s', shard);
+      const int64_t h0 = shard * heads, kv_first = h0 / (s_.heads / s_.kv_heads);
+      const int32_t q = activation(sp + "q", heads * hd);
+      const int32_t k = activation(sp + "k", kv_heads * hd);
+      const int32_t v = activation(sp + "v", kv_heads * hd);
+      emit(OpKind::MatMul, {normed}, {q}, rows(WeightKind::Wq, h0 * hd, heads * hd));
+      emit(OpKind::MatMul, {normed}, {k}, rows(WeightKind::Wk, kv_first * hd, kv_heads * hd));
+      emit(OpKind::MatMul, {normed}, {v}, rows(WeightKind::Wv, kv_first * hd, kv_heads * hd));
+      heads_of(emit(OpKind::Rope, {q, k}, {q, k}), h0, heads, kv_first, kv_heads);
+      const int32_t attended = activation(sp + "attended", heads * hd);
+      const OpKind attention = g_.key.phase == Phase::Prefill ? OpKind::CausalAttention : OpKind::DecodeAttention;
+      heads_of(emit(attention, {q, k, v}, {attended}), h0, heads, kv_first, kv_heads);
+      const int32_t out = activation(sp + "attn_out", s_.dim);
+      emit(OpKind::MatMul, {attended}, {out}, cols(WeightKind::Wo, h0 * hd, heads * hd));
+      partial.push_back(out);
+    }
+    return partial;
+  }
+
+  // Latent attention in its absorbed form: each head's query is turned into latent space by
+  // the key half of the up-projection, attention runs against the cached latents directly,
+  // and the value half turns the result back into the head's value width.
+  std::vector<int32_t> latent_attention(const std::string& p, int32_t normed) {
+    const LatentAttentionShape& m = s_.mla;
+    const int64_t heads = s_.heads / shards_, cached = m.cached_width();
+    std::vector<int32_t> queries, latents, partial;
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const std::string sp = p + prefix('s', shard);
+      const int64_t h0 = shard * heads;
+      const int32_t q_latent = activation(sp + "q_latent", m.q_lora_rank);
+      emit(OpKind::MatMul, {normed}, {q_latent}, WeightSlice{WeightKind::QDown});
+      const int32_t q = activation(sp + "q", heads * m.query_head_width());
+      emit(OpKind::MatMul, {q_latent}, {q}, rows(WeightKind::QUp, h0 * m.query_head_width(), heads * m.query_head_width()));
+      const int32_t kv_latent = activation(sp + "kv_latent", cached);
+      emit(OpKind::MatMul, {normed}, {kv_latent}, WeightSlice{WeightKind::KvDown});
+      heads_of(emit(OpKind::Rope, {q, kv_latent}, {q, kv_latent}), h0, heads, 0, 1);
+      const int32_t absorbed = activation(sp + "q_absorbed", heads * cached);
+      heads_of(emit(OpKind::HeadMatMul, {q}, {absorbed}, rows(WeightKind::KvUpKey, h0 * m.qk_nope_head_dim, heads * m.qk_nope_head_dim)),
+               h0, heads, 0, 1);
+      queries.push_back(absorbed);
+      latents.push_back(kv_latent);
+    }
+    std::vector<int32_t> attended = queries;
+    int64_t attend_heads = heads;
+    if (shards_ > 1) {
+      shard_ = 0;
+      const int32_t all = activation(p + "q_all", s_.heads * cached);
+      emit(OpKind::AllGather, queries, {all});
+      attended.assign(static_cast<size_t>(shards_), all);
+      attend_heads = s_.heads;
+    }
+    std::vector<int32_t> results;
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const int32_t out = activation(p + prefix('s', shard) + "latent_out", attend_heads * m.kv_lora_rank);
+      Op& op = emit(OpKind::LatentAttention, {attended[static_cast<size_t>(shard)], latents[static_cast<size_t>(shard)]}, {out});
+      heads_of(op, shards_ > 1 ? 0 : shard * heads, attend_heads, 0, 1);
+      op.position_shards = shards_;
+      results.push_back(out);
+    }
+    if (shards_ > 1) {
+      shard_ = 0;
+      std::vector<int32_t> slices;
+      for (int32_t shard = 0; shard < shards_; ++shard)
+        slices.push_back(activation(p + prefix('s', shard) + "latent_mine", heads * m.kv_lora_rank));
+      emit(OpKind::ReduceScatter, results, slices);
+      results = slices;
+    }
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const std::string sp = p + prefix('s', shard);
+      const int64_t h0 = shard * heads;
+      const int32_t values = activation(sp + "values", heads * m.v_head_dim);
+      heads_of(emit(OpKind::HeadMatMul, {results[static_cast<size_t>(shard)]}, {values},
+                    rows(WeightKind::KvUpValue, h0 * m.v_head_dim, heads * m.v_head_dim)),
+               h0, heads, 0, 1);
+      const int32_t out = activation(sp + "attn_out", s_.dim);
+      emit(OpKind::MatMul, {values}, {out}, cols(WeightKind::Wo, h0 * m.v_head_dim, heads * m.v_head_dim));
+      partial.push_back(out);
+    }
+    return partial;
+  }
+
+  // A SwiGLU MLP of `width` columns split over the shards; `tag` names the shared expert's.
+  std::vector<int32_t> mlp(const std::string& p, int32_t in, int64_t width, const std::string& tag) {
+    const int64_t hidden = width / shards_;
+    std::vector<int32_t> partial;
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const std::string sp = p + prefix('s', shard) + tag;
+      const int64_t h0 = shard * hidden;
+      const int32_t gate = activation(sp + "gate", hidden), up = activation(sp + "up", hidden);
+      emit(OpKind::MatMul, {in}, {gate}, rows(WeightKind::Gate, h0, hidden));
+      emit(OpKind::MatMul, {in}, {up}, rows(WeightKind::Up, h0, hidden));
+      emit(OpKind::SwiGLU, {gate, up}, {gate});
+      const int32_t down = activation(sp + "mlp_out", s_.dim);
+      emit(OpKind::MatMul, {gate}, {down}, cols(WeightKind::Down, h0, hidden));
+      partial.push_back(down);
+    }
+    return partial;
+  }
+
+  // The shared experts as one MLP, then the routed experts, each shard holding a column slice
+  // of every expert so that any routing spreads evenly over the shards.
+  std::vector<int32_t> experts(const std::string& p, int32_t in) {
+    std::vector<int32_t> partial = mlp(p, in, s_.moe.shared_experts * s_.moe.expert_hidden_dim, "shared.");
+    const int64_t hidden = s_.moe.expert_hidden_dim / shards_;
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const std::string sp = p + prefix('s', shard);
+      const int32_t scores = activation(sp + "router", s_.moe.routed_experts);
+      emit(OpKind::MatMul, {in}, {scores}, WeightSlice{WeightKind::Router});
+      const int32_t routed = activation(sp + "routed_out", s_.dim);
+      emit(OpKind::MoeExperts, {in, scores}, {routed}, rows(WeightKind::Experts, shard * hidden, hidden));
+      emit(OpKind::Add, {partial[static_cast<size_t>(shard)], routed}, {partial[static_cast<size_t>(shard)]});
+    }
+    return partial;
+  }
+
+  // The final norm and the output projection; with several shards each computes a slice of
+  // the vocabulary and an all-gather joins them.
+  void head(int32_t x) {
+    layer_ = -1;
+    shard_ = 0;
+    const int64_t head_rows = g_.key.phase == Phase::Prefill ? g_.key.batch : rows_;
+    const int32_t normed = add(Tensor{"final.normed", {head_rows, s_.dim}});
+    emit(OpKind::RmsNorm, {x}, {normed}, WeightSlice{WeightKind::FinalNorm}).last_row_only = g_.key.phase == Phase::Prefill;
+    const int32_t logits = add(Tensor{"logits", {head_rows, s_.vocab}, kernels::DType::F32, TensorRole::Output});
+    if (shards_ == 1) {
+      emit(OpKind::MatMul, {normed}, {logits}, WeightSlice{WeightKind::Output});
+      return;
+    }
+    std::vector<int32_t> slices;
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const int64_t v0 = s_.vocab * shard / shards_, v1 = s_.vocab * (shard + 1) / shards_;
+      slices.push_back(add(Tensor{prefix('s', shard) + "logits", {head_rows, v1 - v0}}));
+      emit(OpKind::MatMul, {normed}, {slices.back()}, rows(WeightKind::Output, v0, v1 - v0));
+    }
+    shard_ = 0;
+    emit(OpKind::AllGather, slices, {logits});
+  }
+
+  // x += the sum of the shards' partial outputs (an all-reduce first when there are several).
+  void residual(const std::string& name, int32_t x, const std::vector<int32_t>& partial) {
+    shard_ = 0;
+    int32_t total = partial.front();
+    if (partial.size() > 1) {
+      total = activation(name + "_sum", s_.dim);
+      emit(OpKind::AllReduce, partial, {total});
+    }
+    emit(OpKind::Add, {x, total}, {x});
+  }
+
+  static void heads_of(Op& op, int64_t first, int64_t count, int64_t kv_first, int64_t kv_count) {
+    op.head_begin = first;
+    op.head_end = first + count;
+    op.kv_head_begin = kv_first;
+    op.kv_head_end = kv_first + kv_count;
+  }
+  // "l3." and the like, built without operator+(const char*, string&&), which trips a false
+  // -Wrestrict in GCC 12.
+  static std::string prefix(char letter, int64_t index) {
+    std::string text(1, letter);
+    text += std::to_string(index);
+    text += '.';
+    return text;
+  }
+  static WeightSlice rows(WeightKind kind, int64_t begin, int64_t count) { return {kind, begin, begin + count, 0, 0}; }
+  static WeightSlice cols(WeightKind kind, int64_t begin, int64_t count) { return {kind, 0, 0, begin, begin + count}; }
+
+  int32_t activation(const std::string& name, int64_t width) { return add(Tensor{name, {rows_, width}}); }
+  int32_t add(Tensor t) { return g_.add_tensor(std::move(t)); }
+  Op& emit(OpKind kind, std::vector<int32_t> inputs, std::vector<int32_t> outputs, WeightSlice weight = {}) {
+    Op op;
+    op.kind = kind;
+    op.inputs = std::move(inputs);
+    op.outputs = std::move(outputs);
+    op.weight = weight;
+    op.layer = kind == OpKind::Embed ? -1 : layer_;
+    op.shard = shard_;
+    return g_.ops.emplace_back(std::move(op));
+  }
+
+  const DecoderShape& s_;
+  int32_t shards_;
+  Graph g_;
+  int64_t rows_ = 0;
+  int64_t layer_ = -1;
+  int32_t shard_ = 0;
+};
+
+void require_divisible(int64_t value, int32_t shards, const char* what) {
+  if (value % shards != 0)
+    throw GraphError(std::string(what) + " (" + std::to_string(value) + ") must divide by " + std::to_string(shards) +
+                     " tensor-parallel shards");
+}
+
+void require_whole_blocks(kernels::DType dtype, int64_t width) {
+  if (!kernels::row_length_supported(dtype, width))
+    throw GraphError("a shard's column slice of " + std::to_string(width) + " is not a whole number of " +
+                     std::string(kernels::dtype_name(dtype)) + " blocks");
+}
+
+void check_shape(const DecoderShape& shape, int32_t shards) {
+  require_divisible(shape.heads, shards, "heads");
+  if (!shape.moe.enabled() || shape.moe.dense_layers > 0) require_divisible(shape.hidden_dim, shards, "MLP width");
+  if (shape.moe.enabled()) {
+    require_divisible(shape.moe.expert_hidden_dim, shards, "expert MLP width");
+    require_whole_blocks(shape.weight_dtype, shape.moe.shared_experts * shape.moe.expert_hidden_dim / shards);
+  }
+  if (!shape.moe.enabled() || shape.moe.dense_layers > 0) require_whole_blocks(shape.weight_dtype, shape.hidden_dim / shards);
+  if (shape.attention == AttentionKind::Latent) {
+    require_whole_blocks(shape.weight_dtype, shape.heads / shards * shape.mla.v_head_dim);
+    return;
+  }
+  if (shape.kv_heads < 1 || shape.heads % shape.kv_heads != 0) throw GraphError("query heads must be a multiple of KV heads");
+  const bool kv_split = shape.kv_heads % shards == 0;
+  const bool kv_replicated = shards % shape.kv_heads == 0;
+  if (!kv_split && !kv_replicated)
+    throw GraphError("KV heads (" + std::to_string(shape.kv_heads) + ") must divide by, or divide, " + std::to_string(shards) +
+                     " tensor-parallel shards");
+  require_whole_blocks(shape.weight_dtype, shape.heads / shards * shape.head_dim);
+}
+
+}  // namespace
+
+Graph build_decoder_graph(const DecoderShape& shape, const GraphKey& key, int32_t shards) {
+  if (shards < 1) throw GraphError("tensor parallelism needs at least one shard");
+  if (key.batch < 1 || key.length < 1) throw GraphError("graph buckets must be positive");
+  if (key.phase == Phase::Decode && key.length != 1) throw GraphError("a decode graph runs one token per sequence");
+  check_shape(shape, shards);
+  return Builder(shape, key, shards).build();
+}
+
+}  // namespace snapstream::graph

@@ -1,0 +1,22 @@
+// Builds a decoder as a static graph for one (phase, batch, length) key, already split into
+// `shards` tensor-parallel shards. Llama-family layers use grouped-query attention; DeepSeek
+// layers use latent attention and, after the dense layers, a mixture of experts.
+#pragma once
+
+#include <cstdint>
+
+#include "graph/decoder_shape.h"
+#include "graph/ir.h"
+
+namespace snapstream::graph {
+
+// Splitting: each shard owns a contiguous range of query heads, MLP (and expert) columns and
+// output-vocabulary rows; an all-reduce sums the shards after attention and after the MLP,
+// and an all-gather joins the logits. With fewer KV heads than shards, each KV head is
+// replicated on the shards of its query heads. Latent attention's cache is one latent per
+// token shared by every head, so it is split by position instead: the shards gather every
+// head's query, attend over their share of the positions, and reduce-scatter the results.
+// Throws GraphError when the shape does not divide among the shards.
+Graph build_decoder_graph(const DecoderShape& shape, const GraphKey& key, int32_t shards = 1);
+
+}  // namespace snapstream::graph
