@@ -11,5 +11,6 @@ void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_batch_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 
 }  // namespace snapstream::server

@@ -15,16 +15,20 @@ std::filesystem::path config_root() {
   return SNAPSTREAM_CONFIG_DIR;
 }
 
+std::filesystem::path resolve_config(const std::string& folder, const std::string& name_or_path) {
+  std::error_code ignored;
+  if (std::filesystem::is_regular_file(name_or_path, ignored)) return name_or_path;
+  const auto path = config_root() / folder / (name_or_path + ".json");
+  if (std::filesystem::is_regular_file(path, ignored)) return path;
+  std::string known;
+  for (const auto& entry : std::filesystem::directory_iterator(config_root() / folder, ignored))
+    if (entry.path().extension() == ".json") known += (known.empty() ? "" : ", ") + entry.path().stem().string();
+  throw ConfigError("no " + folder + " config '" + name_or_path + "' (looked for " + path.string() + "; known: " + known + ")");
+}
+
 ModelConfig load_model_config(const std::string& name) {
-  const auto path = config_root() / "models" / (name + ".json");
+  const auto path = resolve_config("models", name);
   std::ifstream in(path);
-  if (!in) {
-    std::string known;
-    std::error_code ignored;
-    for (const auto& entry : std::filesystem::directory_iterator(config_root() / "models", ignored))
-      if (entry.path().extension() == ".json") known += (known.empty() ? "" : ", ") + entry.path().stem().string();
-    throw ConfigError("no model config '" + name + "' (looked for " + path.string() + "; known: " + known + ")");
-  }
   try {
     const auto json = nlohmann::json::parse(in);
     ModelConfig c;

@@ -1,0 +1,56 @@
+// One question an architect asks: this model, on this system, at this context and batch, with
+// this cache — how fast is a decode step, and how much memory does it hold?
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataflow_sim/hardware_spec.h"
+#include "dataflow_sim/memory_plan.h"
+#include "dataflow_sim/model_spec.h"
+#include "dataflow_sim/step_pricer.h"
+
+namespace snapstream::dataflow_sim {
+
+struct SimulationOptions {
+  int64_t context = 0;         // tokens in each sequence when the step runs
+  int64_t batch = 1;           // sequences decoding together; ignored with max_batch
+  bool max_batch = false;      // use the largest batch that fits
+  int64_t kv_capacity = 0;     // SnapStream's C; 0 keeps the full cache (capacity = context)
+  bool kernel_looping = true;
+  int32_t tp = 0;              // tensor-parallel devices; 0 uses every device of the system
+};
+
+struct SimulationResult {
+  std::string model;
+  std::string system;
+  int64_t context = 0;
+  int64_t kv_capacity = 0;     // positions each sequence's cache holds
+  int32_t tp = 1;
+  bool kernel_looping = true;
+  int64_t batch = 0;
+  int64_t max_batch = 0;
+  double step_seconds = 0;
+  double tokens_per_s_per_user = 0;
+  double tokens_per_s_aggregate = 0;
+  double kv_bytes_per_sequence = 0;    // the whole model's, over all devices
+  double kv_bytes_per_token = 0;       // per cached token, over all devices
+  double weight_bytes_per_socket = 0;
+  double hbm_bytes_per_socket = 0;
+  double ddr_bytes_per_socket = 0;
+  double sram_bytes_per_socket = 0;    // the largest kernel's placed buffers
+  double expert_ddr_fraction = 0;
+  double flops_per_step = 0;           // per device
+  double hbm_read_bytes_per_step = 0;  // per device
+  double ddr_read_bytes_per_step = 0;
+  double pcu_utilisation = 0;          // achieved FLOPs over peak, during the step
+  double pmu_utilisation = 0;          // SRAM placed over SRAM present
+  double hbm_bandwidth_utilisation = 0;
+  StepPrice step;
+};
+
+// Throws SimulationError (and its kinds) for a deployment that cannot be built or placed.
+SimulationResult simulate(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options);
+
+}  // namespace snapstream::dataflow_sim
