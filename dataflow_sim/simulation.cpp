@@ -22,7 +22,7 @@ graph::Graph decode_graph(const ModelSpec& model, int64_t capacity, int64_t batc
 
 }  // namespace
 
-SimulationResult simulate(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options) {
+Deployment::Deployment(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options) {
   if (options.context < 1) throw SimulationError("the context must be at least one token");
   if (options.context > model.context_length)
     throw SimulationError("a context of " + std::to_string(options.context) + " exceeds " + model.name + "'s " +
@@ -33,39 +33,45 @@ SimulationResult simulate(const ModelSpec& model, const SystemSpec& system, cons
   if (tp < 1 || tp > system.devices)
     throw SimulationError("tensor parallelism of " + std::to_string(tp) + " needs 1 to " + std::to_string(system.devices) +
                           " devices on " + system.name);
-  SimulationResult r;
+  SimulationResult& r = base_;
   r.model = model.name;
   r.system = system.name;
   r.context = options.context;
   r.kv_capacity = options.kv_capacity > 0 ? std::min(options.kv_capacity, options.context) : options.context;
   r.tp = tp;
   r.kernel_looping = options.kernel_looping;
-  // The attended positions: the whole context, or the C slots SnapStream keeps.
-  const int64_t extent = r.kv_capacity;
 
-  const graph::Graph sizing = decode_graph(model, r.kv_capacity, 1, tp, options.kernel_looping);
-  const MemoryPlan fit = plan_device_memory(sizing, system.device, r.kv_capacity, 0);
+  graph_ = decode_graph(model, r.kv_capacity, 1, tp, options.kernel_looping);
+  const MemoryPlan fit = plan_device_memory(graph_, system.device, r.kv_capacity, 0);
   if (fit.max_batch < 1)
     throw CapacityError("not one sequence of " + std::to_string(r.kv_capacity) + " cached positions fits in " + system.name +
                         "'s HBM beside the weights");
   r.batch = options.max_batch ? fit.max_batch : options.batch;
-  const MemoryPlan plan = plan_device_memory(sizing, system.device, r.kv_capacity, r.batch);
-  const graph::Graph graph = r.batch == 1 ? sizing : decode_graph(model, r.kv_capacity, r.batch, tp, options.kernel_looping);
-  r.step = StepPricer(system, plan.expert_ddr_fraction).price(graph, extent, r.kv_capacity);
+  plan_ = plan_device_memory(graph_, system.device, r.kv_capacity, r.batch);
+  if (r.batch > 1) graph_ = decode_graph(model, r.kv_capacity, r.batch, tp, options.kernel_looping);
 
-  r.max_batch = plan.max_batch;
+  r.max_batch = plan_.max_batch;
+  // The whole model's cache per sequence: position-split latents add up over the devices;
+  // KV heads are held once each, however many devices replicate them.
+  const double holders = model.shape.attention == graph::AttentionKind::Latent
+                             ? static_cast<double>(tp)
+                             : std::min<double>(tp, static_cast<double>(model.shape.kv_heads));
+  r.kv_bytes_per_sequence = plan_.kv_bytes_per_sequence * holders;
+  r.kv_bytes_per_token = r.kv_bytes_per_sequence / static_cast<double>(r.kv_capacity);
+  r.weight_bytes_per_socket = plan_.weight_bytes;
+  r.hbm_bytes_per_socket = plan_.hbm_bytes;
+  r.ddr_bytes_per_socket = plan_.ddr_bytes;
+  r.expert_ddr_fraction = plan_.expert_ddr_fraction;
+}
+
+SimulationResult Deployment::price(const SystemSpec& system) const {
+  SimulationResult r = base_;
+  // The attended positions: the whole context, or the C slots SnapStream keeps.
+  r.step = StepPricer(system, plan_.expert_ddr_fraction).price(graph_, r.kv_capacity, r.kv_capacity);
   r.step_seconds = r.step.seconds();
   r.tokens_per_s_per_user = 1.0 / r.step_seconds;
   r.tokens_per_s_aggregate = static_cast<double>(r.batch) / r.step_seconds;
-  r.kv_bytes_per_sequence = plan.kv_bytes_per_sequence * (model.shape.attention == graph::AttentionKind::Latent ? tp : 1);
-  if (model.shape.attention == graph::AttentionKind::Grouped)
-    r.kv_bytes_per_sequence = plan.kv_bytes_per_sequence * std::min<double>(tp, static_cast<double>(model.shape.kv_heads));
-  r.kv_bytes_per_token = r.kv_bytes_per_sequence / static_cast<double>(r.kv_capacity);
-  r.weight_bytes_per_socket = plan.weight_bytes;
-  r.hbm_bytes_per_socket = plan.hbm_bytes;
-  r.ddr_bytes_per_socket = plan.ddr_bytes;
   r.sram_bytes_per_socket = r.step.sram_bytes;
-  r.expert_ddr_fraction = plan.expert_ddr_fraction;
   r.flops_per_step = r.step.flops;
   r.hbm_read_bytes_per_step = r.step.hbm_bytes;
   r.ddr_read_bytes_per_step = r.step.ddr_bytes;
@@ -73,6 +79,10 @@ SimulationResult simulate(const ModelSpec& model, const SystemSpec& system, cons
   r.pmu_utilisation = system.device.sram_bytes() > 0 ? r.step.sram_bytes / system.device.sram_bytes() : 0;
   r.hbm_bandwidth_utilisation = r.step.hbm_bytes / (system.device.hbm_bytes_per_s * r.step_seconds);
   return r;
+}
+
+SimulationResult simulate(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options) {
+  return Deployment(model, system, options).price(system);
 }
 
 }  // namespace snapstream::dataflow_sim

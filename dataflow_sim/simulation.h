@@ -10,6 +10,7 @@
 #include "dataflow_sim/memory_plan.h"
 #include "dataflow_sim/model_spec.h"
 #include "dataflow_sim/step_pricer.h"
+#include "graph/ir.h"
 
 namespace snapstream::dataflow_sim {
 
@@ -50,7 +51,23 @@ struct SimulationResult {
   StepPrice step;
 };
 
-// Throws SimulationError (and its kinds) for a deployment that cannot be built or placed.
+// A model deployed on a system: its decode graph built and its memory planned once, priced
+// as often as wanted (calibration re-prices it under other calibrated values).
+class Deployment {
+ public:
+  // Throws SimulationError (and its kinds) for a deployment that cannot be built or fit.
+  Deployment(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options);
+
+  // `system` must be the one the deployment was planned on, or a copy with other calibrated
+  // values. Throws PlacementError when a kernel does not fit SRAM.
+  SimulationResult price(const SystemSpec& system) const;
+
+ private:
+  SimulationResult base_;
+  MemoryPlan plan_;
+  graph::Graph graph_;
+};
+
 SimulationResult simulate(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options);
 
 }  // namespace snapstream::dataflow_sim

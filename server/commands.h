@@ -12,5 +12,6 @@ void add_bench_command(CLI::App& app);
 void add_batch_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
 
 }  // namespace snapstream::server

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   snapstream::server::add_batch_command(app);
   snapstream::server::add_serve_command(app);
   snapstream::server::add_simulate_command(app);
+  snapstream::server::add_calibrate_command(app);
 
   try {
     app.parse(argc, argv);
