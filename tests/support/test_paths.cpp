@@ -39,6 +39,8 @@ std::optional<std::filesystem::path> node_clients_or_skip() {
   return std::nullopt;
 }
 
+std::filesystem::path configs_dir() { return std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / "configs"; }
+
 std::filesystem::path snapstream_binary() { return SNAPSTREAM_BINARY; }
 
 TempDir::TempDir() {

@@ -15,6 +15,9 @@ std::optional<std::filesystem::path> models_dir_or_skip();
 // loudly when missing, or a failure when CI=true.
 std::optional<std::filesystem::path> node_clients_or_skip();
 
+// The source tree's configs/ folder.
+std::filesystem::path configs_dir();
+
 // The built `snapstream` binary.
 std::filesystem::path snapstream_binary();
 
