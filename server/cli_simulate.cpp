@@ -1,6 +1,9 @@
 // `snapstream simulate`: prices a model's decode step on a system of SN40L sockets (or a GPU
 // node) from configs alone, and prints the time and memory breakdown.
+#include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <vector>
 
 #include "dataflow_sim/errors.h"
 #include "dataflow_sim/simulation.h"
@@ -22,7 +25,22 @@ struct SimulateArgs {
   bool no_kernel_looping = false;
   int32_t tp = 0;
   std::string format = "table";
+  int64_t time_pricing = 0;
 };
+
+// Median wall time of pricing the already-built deployment (graph compiled, memory planned),
+// which is what the engine pays per compiled graph.
+double median_pricing_seconds(const dataflow_sim::Deployment& deployment, const dataflow_sim::SystemSpec& system, int64_t runs) {
+  std::vector<double> seconds;
+  for (int64_t i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto result = deployment.price(system);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (result.step_seconds <= 0) throw ConfigError("a priced step took no time");
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
 
 dataflow_sim::SimulationOptions options_from(const SimulateArgs& a) {
   dataflow_sim::SimulationOptions o;
@@ -49,7 +67,11 @@ void run(const SimulateArgs& a) {
   try {
     const auto model = dataflow_sim::load_model_spec(resolve_config("models", a.model));
     const auto system = dataflow_sim::load_system(resolve_config("hardware", a.system));
-    const auto result = dataflow_sim::simulate(model, system, options_from(a));
+    const dataflow_sim::Deployment deployment(model, system, options_from(a));
+    const auto result = deployment.price(system);
+    if (a.time_pricing > 0)
+      std::cerr << "pricing one step took " << median_pricing_seconds(deployment, system, a.time_pricing) * 1e6
+                << " us (median of " << a.time_pricing << ")\n";
     if (a.format == "json")
       std::cout << simulation_json(result).dump(2) << "\n";
     else if (a.format == "csv")
@@ -76,6 +98,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--no-kernel-looping", args->no_kernel_looping, "one kernel call per layer instead of one per run of layers");
   cmd->add_option("--tp", args->tp, "tensor-parallel devices (default: all of the system's)")->check(CLI::PositiveNumber);
   cmd->add_option("--format", args->format, "table, json or csv")->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
+  cmd->add_option("--time-pricing", args->time_pricing, "price the step N times and print the median time pricing took")
+      ->check(CLI::PositiveNumber);
   cmd->callback([args] { run(*args); });
 }
 
