@@ -6,7 +6,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
+#include "dataflow_sim/errors.h"
 #include "runtime/scheduler.h"
 #include "runtime/stop_rule.h"
 #include "runtime/token_logprobs.h"
@@ -20,6 +23,15 @@ Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions opti
       runner_(model, pool, cache_, options.graphs) {
   if (options_.max_waiting < 0) throw ConfigError("the waiting queue size must be >= 0");
   if (options_.prefill_token_budget < 1) throw ConfigError("the prefill token budget must be >= 1");
+  if (options_.pace && !options_.emulation) throw ConfigError("pacing needs an emulated device to pace to");
+  if (options_.emulation) {
+    try {
+      device_ = std::make_unique<dataflow_sim::EmulatedDevice>(*options_.emulation, runner_.graphs(), model.config.context_length);
+    } catch (const dataflow_sim::SimulationError& e) {
+      throw ConfigError(std::string("the emulated device cannot run these graphs: ") + e.what());
+    }
+    spdlog::info("emulated device: {}", device_->description());
+  }
   for (int64_t slot = options_.slots - 1; slot >= 0; --slot) free_slots_.push_back(slot);
   stats_.free_slots = options_.slots;
   thread_ = std::thread([this] { loop(); });
@@ -49,6 +61,7 @@ std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
   spec.sampling.validate();
 
   auto stream = std::make_shared<RequestStream>();
+  if (device_) stream->set_device_submitted_at(device_clock_.load());
   {
     std::lock_guard lock(mutex_);
     if (!failure_.empty()) throw EngineFailedError(failure_);
@@ -131,6 +144,15 @@ void Engine::publish_slots() {
   stats_.waiting = static_cast<int64_t>(waiting_.size());
 }
 
+void Engine::charge_device(const graph::GraphKey& key, int64_t first_position, std::chrono::steady_clock::time_point started) {
+  if (!device_) return;
+  const double seconds = device_->seconds(key, first_position);
+  if (options_.pace) std::this_thread::sleep_until(started + std::chrono::duration<double>(seconds));
+  device_clock_.store(device_clock_.load() + seconds);
+  std::lock_guard lock(mutex_);
+  stats_.device_seconds = device_clock_.load();
+}
+
 void Engine::reap_cancelled() {
   for (auto& sequence : running_)
     if (sequence.stream->cancel_requested()) release(sequence, FinishReason::Cancelled);
@@ -153,7 +175,9 @@ void Engine::decode_running() {
   for (const auto& sequence : running_) batch.push_back({sequence.next_input, sequence.slot});
   logits_.resize(batch.size() * static_cast<size_t>(model_.config.vocab_size));
   try {
+    const auto started = std::chrono::steady_clock::now();
     runner_.decode(batch, logits_.data());
+    charge_device(runner_.graphs().decode(static_cast<int64_t>(batch.size())).key, 0, started);
   } catch (const std::exception& e) {
     spdlog::error("decode step failed: {}", e.what());
     for (auto& sequence : running_) release(sequence, FinishReason::Error, e.what());
@@ -217,7 +241,9 @@ void Engine::run_prefill_chunk(Sequence sequence) {
   logits_.resize(static_cast<size_t>(model_.config.vocab_size));
   bool complete = false;
   try {
+    const auto started = std::chrono::steady_clock::now();
     complete = runner_.prefill_chunk(sequence.spec.prompt_ids, sequence.prefilled, count, sequence.slot, logits_.data());
+    charge_device(runner_.graphs().prefill(count).key, sequence.prefilled, started);
   } catch (const std::exception& e) {
     spdlog::error("prefill failed: {}", e.what());
     runner_.abandon_prefill(sequence.slot);
@@ -240,10 +266,11 @@ bool Engine::take_token(Sequence& sequence, const float* logits) {
     release(sequence, FinishReason::Stop);
     return false;
   }
-  if (sequence.spec.top_logprobs >= 0)
-    sequence.stream->push(token_event({logits, static_cast<size_t>(model_.config.vocab_size)}, token, sequence.spec.top_logprobs));
-  else
-    sequence.stream->push(token);
+  TokenEvent event = sequence.spec.top_logprobs >= 0
+                         ? token_event({logits, static_cast<size_t>(model_.config.vocab_size)}, token, sequence.spec.top_logprobs)
+                         : TokenEvent{token, 0.0f, {}, {}};
+  if (device_) event.device_at = device_clock_.load();
+  sequence.stream->push(std::move(event));
   sequence.next_input = token;
   ++sequence.generated;
   {

@@ -2,6 +2,7 @@
 // (continuous batching), and a thread-safe submit/cancel/stream API for clients.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "dataflow_sim/emulated_device.h"
 #include "kernels/thread_pool.h"
 #include "runtime/errors.h"
 #include "runtime/model.h"
@@ -39,6 +41,9 @@ struct EngineOptions {
   int64_t prefill_token_budget = 2048;  // prompt tokens prefilled per step (see scheduler.h)
   SnapStreamConfig cache;               // resolved against the model at start
   GraphPlan graphs;                     // buckets and tensor parallelism of the compiled graphs
+  // The emulated accelerator each step is charged to; none: no emulated clock.
+  std::optional<dataflow_sim::EmulationOptions> emulation;
+  bool pace = false;  // hold each step's tokens until the emulated device would have made them
 };
 
 struct EngineStats {
@@ -55,6 +60,8 @@ struct EngineStats {
   int64_t evicted_tokens = 0;  // dropped by SnapKV or the ring, in all
   int64_t decode_rows = 0;     // decode graph rows run: real ones, and bucket padding
   int64_t padded_rows = 0;
+  // The emulated device's clock: seconds of device time all steps so far were priced at.
+  double device_seconds = 0.0;
 };
 
 class Engine {
@@ -71,6 +78,8 @@ class Engine {
   EngineStats stats() const;
   const SlotKvCache& cache() const { return cache_; }
   const GraphRunner& runner() const { return runner_; }
+  // The emulated accelerator, when the engine has one.
+  const dataflow_sim::EmulatedDevice* device() const { return device_.get(); }
   // Stops the engine thread; requests not yet finished end as cancelled.
   void shutdown();
   // Empty while the engine works; after an internal fault stopped it, what went wrong.
@@ -110,11 +119,16 @@ class Engine {
   void release(Sequence& sequence, FinishReason reason, const std::string& error = {});
   // Copies the slot counts into the stats clients read.
   void publish_slots();
+  // Advances the emulated clock by the price of the graph that just ran; when pacing, first
+  // waits until the step has taken as long in real time as on the emulated device.
+  void charge_device(const graph::GraphKey& key, int64_t first_position, std::chrono::steady_clock::time_point started);
 
   const Model& model_;
   EngineOptions options_;
   SlotKvCache cache_;
   GraphRunner runner_;
+  std::unique_ptr<dataflow_sim::EmulatedDevice> device_;
+  std::atomic<double> device_clock_{0.0};  // written by the engine thread only
   std::vector<float> logits_;
 
   mutable std::mutex mutex_;  // guards waiting_, stopping_ and the stats

@@ -41,6 +41,7 @@ struct TokenEvent {
   float logprob = 0.0f;            // under the model's distribution (before temperature or cuts)
   std::vector<TokenLogprob> top;   // the most likely alternatives, most likely first
   std::chrono::steady_clock::time_point at{};  // when the engine produced it
+  double device_at = -1.0;  // the emulated device's clock when it produced it; -1: no emulation
 };
 
 class RequestStream {
@@ -51,6 +52,8 @@ class RequestStream {
   std::optional<TokenEvent> next_event(std::chrono::milliseconds timeout = std::chrono::hours(24 * 365));
   // When the engine gave the request a slot (its queue time ends); empty while it waits.
   std::optional<std::chrono::steady_clock::time_point> admitted_at() const;
+  // The emulated device's clock when the request was submitted; -1 without emulation.
+  double device_submitted_at() const { return device_submitted_at_; }
   bool finished() const;
   // Asks the engine to stop this request; its slot is freed at the next engine step.
   void cancel() { cancel_requested_.store(true); }
@@ -69,6 +72,8 @@ class RequestStream {
   void push(int32_t token) { push(TokenEvent{token, 0.0f, {}, {}}); }
   void push(TokenEvent token);
   void mark_admitted();
+  // Set once, by submit(), before the stream is shared.
+  void set_device_submitted_at(double seconds) { device_submitted_at_ = seconds; }
   void finish(FinishReason reason, std::string error = {});
 
  private:
@@ -82,6 +87,7 @@ class RequestStream {
   FinishReason reason_ = FinishReason::Error;
   std::string error_;
   std::atomic<bool> cancel_requested_{false};
+  double device_submitted_at_ = -1.0;
   std::function<void()> listener_;  // guarded by mutex_
 };
 

@@ -46,6 +46,7 @@ void run_batch(const BatchArgs& args) {
   options.max_waiting = std::max<int64_t>(1, static_cast<int64_t>(prompts.size()));
   options.cache = args.engine.cache;
   options.graphs = args.engine.graphs;
+  apply_emulation(args.engine, options);
   Engine engine(*model, pool, options);
   const std::string plan = describe_plan(*model, engine.runner(), engine.cache());
   if (args.engine.list_graphs) {
@@ -102,6 +103,7 @@ void add_batch_command(CLI::App& app) {
   cmd->add_option("--slots", args->slots, "sequences decoded together at most")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "one JSON object per request in input order, then the aggregate");
   add_engine_options(cmd, args->engine);
+  add_emulation_options(cmd, args->engine);
   cmd->callback([args] {
     if (args->prompts.empty() && !args->engine.list_graphs) throw InvalidRequestError("batch needs --prompts FILE");
     run_batch(*args);

@@ -81,6 +81,7 @@ void run_serve(const ServeArgs& args) {
     options.max_waiting = args.max_waiting;
     options.cache = args.engine.cache;
     options.graphs = args.engine.graphs;
+    apply_emulation(args.engine, options);
     spdlog::info("compiling graphs and allocating the KV cache");
     const auto engine_owner = std::make_unique<Engine>(*model, *pool, options);
     Engine& engine = *engine_owner;
@@ -141,6 +142,7 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--grace-period", args->grace_period, "seconds running requests get to finish on shutdown")
       ->check(CLI::NonNegativeNumber);
   add_engine_options(cmd, args->engine);
+  add_emulation_options(cmd, args->engine);
   cmd->callback([args] { run_serve(*args); });
 }
 

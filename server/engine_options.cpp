@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include "dataflow_sim/errors.h"
+#include "runtime/errors.h"
 #include "server/cache_options.h"
+#include "server/config_files.h"
 
 namespace snapstream::server {
 
@@ -13,6 +16,31 @@ void add_engine_options(CLI::App* command, EngineFlags& flags) {
   command->add_flag("--no-kernel-looping{false}", flags.graphs.kernel_looping, "compile one kernel per layer instead of a loop");
   command->add_flag("--list-graphs", flags.list_graphs, "print the compiled graphs and the KV memory plan, then exit");
   add_cache_options(command, flags.cache);
+}
+
+void add_emulation_options(CLI::App* command, EngineFlags& flags) {
+  command->add_option("--system", flags.system, "hardware config every step is priced on, for the emulated clock ('none': off)")
+      ->capture_default_str();
+  command->add_option("--emulate", flags.emulate,
+                      "model config to price steps as (a proxy: tokens still come from --model), e.g. deepseek-r1-671b");
+  command->add_flag("--pace", flags.pace, "hold each step's tokens until the emulated device would have produced them");
+}
+
+void apply_emulation(const EngineFlags& flags, EngineOptions& options) {
+  options.pace = flags.pace;
+  if (flags.system == "none") {
+    if (!flags.emulate.empty() || flags.pace) throw ConfigError("--emulate and --pace need a --system to price steps on");
+    return;
+  }
+  try {
+    dataflow_sim::EmulationOptions emulation;
+    emulation.system = dataflow_sim::load_system(resolve_config("hardware", flags.system));
+    if (!flags.emulate.empty()) emulation.proxy = dataflow_sim::load_model_spec(resolve_config("models", flags.emulate));
+    emulation.kernel_looping = options.graphs.kernel_looping;
+    options.emulation = std::move(emulation);
+  } catch (const dataflow_sim::SimulationError& e) {
+    throw ConfigError(e.what());
+  }
 }
 
 std::string describe_plan(const Model& model, const GraphRunner& runner, const SlotKvCache& cache) {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "runtime/engine.h"
 #include "runtime/graph_runner.h"
 #include "runtime/model.h"
 #include "runtime/snapstream_config.h"
@@ -15,10 +16,19 @@ struct EngineFlags {
   SnapStreamConfig cache;
   GraphPlan graphs;
   bool list_graphs = false;
+  std::string system = "sn40l";  // hardware config the steps are priced on; "none": no emulation
+  std::string emulate;           // model config to price steps as (a proxy); empty: the served model
+  bool pace = false;
 };
 
 // Registers --tp, --no-kernel-looping, --list-graphs and the cache options.
 void add_engine_options(CLI::App* command, EngineFlags& flags);
+
+// Registers --system, --emulate and --pace, for the commands that run the engine.
+void add_emulation_options(CLI::App* command, EngineFlags& flags);
+
+// The engine's emulated device from the flags (configs loaded, errors as ConfigError).
+void apply_emulation(const EngineFlags& flags, EngineOptions& options);
 
 // The compiled graphs with their arena sizes, and the KV cache plan (bytes per slot and in
 // all, SnapStream against the full cache), as printed by --list-graphs and logged at start-up.

@@ -49,6 +49,7 @@ struct Choice {
   bool done = false;
   std::string finish_reason;
   Clock::time_point first_token{}, last_token{};
+  double device_first = -1.0, device_last = -1.0;  // the emulated device's clock at those tokens
 };
 
 class Job : public std::enable_shared_from_this<Job> {
@@ -192,6 +193,15 @@ class Job : public std::enable_shared_from_this<Job> {
         if (c.generated == 0) c.first_token = event->at;
         else context_.metrics.inter_token(seconds(c.last_token, event->at));
         c.last_token = event->at;
+        if (event->device_at >= 0.0) {
+          if (c.generated == 0) {
+            c.device_first = event->device_at;
+            context_.metrics.emulated_first_token(event->device_at - c.stream->device_submitted_at());
+          } else {
+            context_.metrics.emulated_inter_token(event->device_at - c.device_last);
+          }
+          c.device_last = event->device_at;
+        }
         ++c.generated;
         text += c.stop.push(c.utf8.push(context_.tokenizer.token_bytes(event->id, c.previous)));
         c.previous = event->id;
@@ -239,6 +249,30 @@ class Job : public std::enable_shared_from_this<Job> {
                                       c.generated > 0 ? seconds(submitted_, c.first_token) : -1.0, seconds(submitted_, end));
   }
 
+  // The request's timings on the emulated device's clock, and what that device is; null
+  // without one. A proxy says so: the timings are another model's, the text this one's.
+  json emulation() const {
+    const dataflow_sim::EmulatedDevice* device = context_.engine.device();
+    if (device == nullptr) return nullptr;
+    const auto& f = device->footprint();
+    json e = {{"device", device->description()}, {"system", f.system}, {"proxy", f.proxy}, {"tp", f.tp}};
+    if (f.proxy) e["priced_as_model"] = f.model;
+    double submitted = -1, first = -1, last = -1;
+    int64_t tokens = 0;
+    for (const auto& c : choices_) {
+      submitted = c.stream->device_submitted_at();
+      if (c.device_first >= 0 && (first < 0 || c.device_first < first)) first = c.device_first;
+      last = std::max(last, c.device_last);
+      tokens += c.generated;
+    }
+    if (first >= 0) {
+      e["time_to_first_token_seconds"] = first - submitted;
+      e["device_seconds"] = last - submitted;
+      if (last > first && tokens > 1) e["tokens_per_second"] = static_cast<double>(tokens - static_cast<int64_t>(choices_.size())) / (last - first);
+    }
+    return e;
+  }
+
   json usage() const {
     int64_t prompt = 0, completion = 0;
     for (const auto& c : choices_) {
@@ -260,6 +294,7 @@ class Job : public std::enable_shared_from_this<Job> {
       if (request_.include_usage) {
         json last = chunk(json::array());
         last["usage"] = usage();
+        if (const json e = emulation(); !e.is_null()) last["snapstream_emulation"] = e;
         send_event(last);
       }
       responder_->write("data: [DONE]\n\n");
@@ -282,6 +317,7 @@ class Job : public std::enable_shared_from_this<Job> {
                  {"model", context_.model_name},
                  {"choices", choices},
                  {"usage", usage()}};
+    if (const json e = emulation(); !e.is_null()) body["snapstream_emulation"] = e;
     responder_->send(200, "application/json", dump(body));
   }
 

@@ -12,12 +12,18 @@ using prometheus::Histogram;
 
 const Histogram::BucketBoundaries kLatencyBuckets = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5,
                                                      0.75,  1.0,   2.5,  5.0,  7.5,  10.0, 20.0, 40.0, 80.0};
+// Emulated steps of a small model on an accelerator take microseconds.
+const Histogram::BucketBoundaries kDeviceLatencyBuckets = {1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 0.001, 0.0025, 0.005, 0.01,
+                                                           0.025, 0.05, 0.1,    0.25,   0.5,  1.0,    2.5,  5.0,   10.0};
 const Histogram::BucketBoundaries kTokenBuckets = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000};
 
 }  // namespace
 
-Metrics::Metrics(const std::string& model_name, int64_t kv_bytes_per_token)
-    : model_name_(model_name), kv_bytes_per_token_(kv_bytes_per_token), registry_(std::make_shared<prometheus::Registry>()) {
+Metrics::Metrics(const std::string& model_name, int64_t kv_bytes_per_token, const dataflow_sim::EmulatedDevice* device)
+    : model_name_(model_name),
+      kv_bytes_per_token_(kv_bytes_per_token),
+      registry_(std::make_shared<prometheus::Registry>()),
+      device_(device) {
   const prometheus::Labels labels = {{"model_name", model_name}};
   auto gauge = [&](const std::string& name, const std::string& help) {
     return &prometheus::BuildGauge().Name("snapstream:" + name).Help(help).Register(*registry_).Add(labels);
@@ -48,6 +54,29 @@ Metrics::Metrics(const std::string& model_name, int64_t kv_bytes_per_token)
   queue_ = histogram("request_queue_time_seconds", "Histogram of time spent waiting for a slot in seconds.", kLatencyBuckets);
   prompt_length_ = histogram("request_prompt_tokens", "Number of prefill tokens processed per request.", kTokenBuckets);
   generation_length_ = histogram("request_generation_tokens", "Number of generation tokens processed per request.", kTokenBuckets);
+  if (device_ == nullptr) return;
+  const dataflow_sim::DeviceFootprint& f = device_->footprint();
+  prometheus::BuildGauge()
+      .Name("snapstream:emulation_info")
+      .Help("The emulated accelerator steps are priced on; proxy=\"true\" when they are priced as another model's.")
+      .Register(*registry_)
+      .Add({{"model_name", model_name}, {"emulated_model", f.proxy ? f.model : model_name}, {"system", f.system},
+            {"proxy", f.proxy ? "true" : "false"}, {"tp", std::to_string(f.tp)}})
+      .Set(1);
+  emulated_ttft_ = histogram("emulated_time_to_first_token_seconds",
+                             "Histogram of time to first token on the emulated device's clock, in seconds.", kDeviceLatencyBuckets);
+  emulated_itl_ = histogram("emulated_inter_token_latency_seconds",
+                            "Histogram of inter-token latency on the emulated device's clock, in seconds.", kDeviceLatencyBuckets);
+  device_seconds_ = counter("emulated_device_seconds_total", "Seconds of emulated device time the engine's steps were priced at.");
+  emulated_tokens_per_second_ =
+      gauge("emulated_generation_tokens_per_second", "Generated tokens per second of emulated device time, since start.");
+  emulated_hbm_ = gauge("emulated_hbm_bytes_held", "HBM bytes per emulated device: weights plus the running sequences' KV.");
+  emulated_sram_ = gauge("emulated_sram_bytes_held", "On-chip SRAM bytes per emulated device placed by the largest kernel.");
+  emulated_pcu_ = gauge("emulated_pcu_utilisation", "Achieved over peak FLOPs of the emulated device during a full-batch decode step.");
+  emulated_pmu_ = gauge("emulated_pmu_utilisation", "Share of the emulated device's PMU SRAM the largest kernel places.");
+  emulated_sram_->Set(f.sram_bytes);
+  emulated_pcu_->Set(f.pcu_utilisation);
+  emulated_pmu_->Set(f.pmu_utilisation);
 }
 
 void Metrics::request_finished(const std::string& finish_reason, int64_t prompt_tokens, int64_t generated_tokens, double queue,
@@ -77,6 +106,13 @@ std::string Metrics::render(const EngineStats& stats, int64_t slots) {
   const auto evicted = static_cast<double>(stats.evicted_tokens);
   if (evicted > evicted_seen_) evicted_tokens_->Increment(evicted - evicted_seen_);
   evicted_seen_ = std::max(evicted_seen_, evicted);
+  if (device_ != nullptr) {
+    if (stats.device_seconds > device_seconds_seen_) device_seconds_->Increment(stats.device_seconds - device_seconds_seen_);
+    device_seconds_seen_ = std::max(device_seconds_seen_, stats.device_seconds);
+    emulated_tokens_per_second_->Set(stats.device_seconds > 0 ? static_cast<double>(stats.generated_tokens) / stats.device_seconds : 0.0);
+    const dataflow_sim::DeviceFootprint& f = device_->footprint();
+    emulated_hbm_->Set(f.weight_hbm_bytes + f.kv_bytes_per_sequence * static_cast<double>(stats.running));
+  }
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 

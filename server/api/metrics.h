@@ -17,12 +17,20 @@ namespace snapstream::server::api {
 
 class Metrics {
  public:
-  Metrics(const std::string& model_name, int64_t kv_bytes_per_token);
+  // `device`: the engine's emulated accelerator, if it has one; adds the emulated metrics.
+  Metrics(const std::string& model_name, int64_t kv_bytes_per_token, const dataflow_sim::EmulatedDevice* device = nullptr);
 
   // A finished request, with its timings in seconds (first_token < 0: none was made).
   void request_finished(const std::string& finish_reason, int64_t prompt_tokens, int64_t generated_tokens, double queue,
                         double first_token, double end_to_end);
   void inter_token(double seconds) { inter_token_->Observe(seconds); }
+  // The same timings on the emulated device's clock.
+  void emulated_first_token(double seconds) {
+    if (emulated_ttft_ != nullptr) emulated_ttft_->Observe(seconds);
+  }
+  void emulated_inter_token(double seconds) {
+    if (emulated_itl_ != nullptr) emulated_itl_->Observe(seconds);
+  }
 
   // The Prometheus text format, with the gauges read from `stats` now.
   std::string render(const EngineStats& stats, int64_t slots);
@@ -48,8 +56,18 @@ class Metrics {
   prometheus::Histogram* queue_;
   prometheus::Histogram* prompt_length_;
   prometheus::Histogram* generation_length_;
-  std::mutex render_mutex_;  // guards evicted_seen_
+  const dataflow_sim::EmulatedDevice* device_;
+  prometheus::Histogram* emulated_ttft_ = nullptr;
+  prometheus::Histogram* emulated_itl_ = nullptr;
+  prometheus::Counter* device_seconds_ = nullptr;
+  prometheus::Gauge* emulated_tokens_per_second_ = nullptr;
+  prometheus::Gauge* emulated_hbm_ = nullptr;
+  prometheus::Gauge* emulated_sram_ = nullptr;
+  prometheus::Gauge* emulated_pcu_ = nullptr;
+  prometheus::Gauge* emulated_pmu_ = nullptr;
+  std::mutex render_mutex_;  // guards evicted_seen_ and device_seconds_seen_
   double evicted_seen_ = 0.0;
+  double device_seconds_seen_ = 0.0;
 };
 
 }  // namespace snapstream::server::api
