@@ -29,8 +29,8 @@ struct Placement {
 };
 
 // Throws PlacementError, naming the kernel, its largest op and the bytes missing, when the
-// buffers exceed the socket's SRAM.
+// buffers exceed the socket's SRAM (unless enforce_budget is false: sizing only).
 Placement place_kernel(const graph::Graph& graph, const std::vector<const graph::Op*>& ops, const std::vector<OpCost>& costs,
-                       const DeviceSpec& device, const std::string& kernel);
+                       const DeviceSpec& device, const std::string& kernel, bool enforce_budget = true);
 
 }  // namespace snapstream::dataflow_sim

@@ -2,6 +2,8 @@
 #include "dataflow_sim/simulation.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "dataflow_sim/errors.h"
 #include "graph/errors.h"
@@ -18,6 +20,23 @@ graph::Graph decode_graph(const ModelSpec& model, int64_t capacity, int64_t batc
   } catch (const graph::GraphError& e) {
     throw SimulationError(model.name + " cannot be built for " + std::to_string(tp) + " devices: " + e.what());
   }
+}
+
+// The largest batch whose kernels still place: a kernel's SRAM is its tiles, which do not
+// depend on the batch, plus activations, which grow by the same bytes with every row.
+int64_t sram_batch_limit(const ModelSpec& model, const SystemSpec& system, const graph::Graph& one, int64_t capacity, int32_t tp,
+                         bool looping) {
+  if (system.device.execution != ExecutionModel::FusedLayers) return std::numeric_limits<int64_t>::max();
+  const StepPricer sizing(system, 0, false);
+  const StepPrice p1 = sizing.price(one, capacity, capacity);
+  const StepPrice p2 = sizing.price(decode_graph(model, capacity, 2, tp, looping), capacity, capacity);
+  int64_t limit = std::numeric_limits<int64_t>::max();
+  for (size_t i = 0; i < p1.kernels.size() && i < p2.kernels.size(); ++i) {
+    const double per_row = p2.kernels[i].sram_bytes - p1.kernels[i].sram_bytes;
+    const double fixed = p1.kernels[i].sram_bytes - per_row;
+    if (per_row > 0) limit = std::min(limit, static_cast<int64_t>(std::floor((system.device.sram_bytes() - fixed) / per_row)));
+  }
+  return limit;
 }
 
 }  // namespace
@@ -46,11 +65,15 @@ Deployment::Deployment(const ModelSpec& model, const SystemSpec& system, const S
   if (fit.max_batch < 1)
     throw CapacityError("not one sequence of " + std::to_string(r.kv_capacity) + " cached positions fits in " + system.name +
                         "'s HBM beside the weights");
-  r.batch = options.max_batch ? fit.max_batch : options.batch;
+  r.max_batch_memory = fit.max_batch;
+  r.max_batch_sram = sram_batch_limit(model, system, graph_, r.kv_capacity, tp, options.kernel_looping);
+  r.max_batch = std::min(r.max_batch_memory, r.max_batch_sram);
+  if (r.max_batch < 1)
+    throw PlacementError("not one sequence's activations fit " + system.name + "'s on-chip SRAM");
+  r.batch = options.max_batch ? r.max_batch : options.batch;
   plan_ = plan_device_memory(graph_, system.device, r.kv_capacity, r.batch);
   if (r.batch > 1) graph_ = decode_graph(model, r.kv_capacity, r.batch, tp, options.kernel_looping);
 
-  r.max_batch = plan_.max_batch;
   // The whole model's cache per sequence: position-split latents add up over the devices;
   // KV heads are held once each, however many devices replicate them.
   const double holders = model.shape.attention == graph::AttentionKind::Latent

@@ -31,7 +31,9 @@ struct SimulationResult {
   int32_t tp = 1;
   bool kernel_looping = true;
   int64_t batch = 0;
-  int64_t max_batch = 0;
+  int64_t max_batch = 0;               // the smaller of the two limits below
+  int64_t max_batch_memory = 0;        // sequences whose KV fits HBM beside the weights
+  int64_t max_batch_sram = 0;          // rows whose activations still fit each kernel's SRAM
   double step_seconds = 0;
   double tokens_per_s_per_user = 0;
   double tokens_per_s_aggregate = 0;

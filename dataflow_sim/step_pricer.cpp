@@ -23,8 +23,8 @@ void TimeBreakdown::add(const TimeBreakdown& o) {
   fill += o.fill;
 }
 
-StepPricer::StepPricer(const SystemSpec& system, double expert_ddr_fraction)
-    : system_(system), expert_ddr_fraction_(expert_ddr_fraction) {
+StepPricer::StepPricer(const SystemSpec& system, double expert_ddr_fraction, bool enforce_sram)
+    : system_(system), expert_ddr_fraction_(expert_ddr_fraction), enforce_sram_(enforce_sram) {
   if (expert_ddr_fraction_ > 0 && system_.device.ddr_bytes_per_s <= 0)
     throw CapacityError("the weights spill out of HBM but '" + system_.device.name + "' has no DDR to hold them");
 }
@@ -71,7 +71,7 @@ KernelPrice StepPricer::price_kernel(const graph::Graph& graph, const std::vecto
     const double ddr_time = k.ddr_bytes > 0 ? k.ddr_bytes / (d.ddr_bytes_per_s * d.ddr_efficiency) : 0.0;
     per_iteration.memory = std::max(hbm_time, ddr_time);
     per_iteration.streaming = std::max(per_iteration.compute, per_iteration.memory);
-    const Placement placed = place_kernel(graph, ops, costs, d, name);
+    const Placement placed = place_kernel(graph, ops, costs, d, name, enforce_sram_);
     k.sram_bytes = placed.sram_bytes;
     k.pcus = placed.pcus;
     k.pmus = placed.pmus;

@@ -55,7 +55,8 @@ struct StepPrice {
 class StepPricer {
  public:
   // expert_ddr_fraction: the share of routed-expert weights that live in DDR (see MemoryPlan).
-  StepPricer(const SystemSpec& system, double expert_ddr_fraction = 0);
+  // enforce_sram false prices kernels even when they overflow SRAM (for sizing).
+  StepPricer(const SystemSpec& system, double expert_ddr_fraction = 0, bool enforce_sram = true);
 
   // `extent`: cached positions each sequence attends; `capacity`: positions its cache holds.
   // Throws PlacementError when a kernel does not fit SRAM.
@@ -67,6 +68,7 @@ class StepPricer {
 
   SystemSpec system_;
   double expert_ddr_fraction_;
+  bool enforce_sram_;
 };
 
 }  // namespace snapstream::dataflow_sim

@@ -11,6 +11,7 @@
 #include "server/commands.h"
 #include "server/config_files.h"
 #include "server/simulation_report.h"
+#include "server/simulation_sweep.h"
 
 namespace snapstream::server {
 namespace {
@@ -26,6 +27,7 @@ struct SimulateArgs {
   int32_t tp = 0;
   std::string format = "table";
   int64_t time_pricing = 0;
+  SweepSpec sweep{"", {}, "sweep"};
 };
 
 // Median wall time of pricing the already-built deployment (graph compiled, memory planned),
@@ -67,6 +69,12 @@ void run(const SimulateArgs& a) {
   try {
     const auto model = dataflow_sim::load_model_spec(resolve_config("models", a.model));
     const auto system = dataflow_sim::load_system(resolve_config("hardware", a.system));
+    if (!a.sweep.axis.empty()) {
+      SweepSpec sweep = a.sweep;
+      sweep.kv_capacity = a.full_cache ? 0 : a.kv_capacity;
+      run_sweep(model, system, options_from(a), sweep);
+      return;
+    }
     const dataflow_sim::Deployment deployment(model, system, options_from(a));
     const auto result = deployment.price(system);
     if (a.time_pricing > 0)
@@ -100,6 +108,10 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--format", args->format, "table, json or csv")->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
   cmd->add_option("--time-pricing", args->time_pricing, "price the step N times and print the median time pricing took")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--sweep", args->sweep.axis, "price a range of 'context' or 'batch' values, full cache against SnapStream")
+      ->check(CLI::IsMember({"context", "batch"}));
+  cmd->add_option("--sweep-values", args->sweep.values, "the values to sweep (default: powers of two)")->delimiter(',');
+  cmd->add_option("--out", args->sweep.out, "sweep output prefix: writes PREFIX.csv and PREFIX.png")->capture_default_str();
   cmd->callback([args] { run(*args); });
 }
 

@@ -35,6 +35,8 @@ nlohmann::json simulation_json(const SimulationResult& r) {
           {"kernel_looping", r.kernel_looping},
           {"batch", r.batch},
           {"max_batch", r.max_batch},
+          {"max_batch_memory", r.max_batch_memory},
+          {"max_batch_sram", r.max_batch_sram},
           {"step_seconds", r.step_seconds},
           {"tokens_per_s_per_user", r.tokens_per_s_per_user},
           {"tokens_per_s_aggregate", r.tokens_per_s_aggregate},
@@ -60,8 +62,8 @@ std::string simulation_table(const SimulationResult& r) {
   std::string out = fmt::format("{} on {} (TP {}), context {}, cache {} positions ({}), kernel looping {}\n", r.model, r.system,
                                 r.tp, r.context, r.kv_capacity, r.kv_capacity == r.context ? "full" : "SnapStream",
                                 r.kernel_looping ? "on" : "off");
-  out += fmt::format("  batch {} (max {}): step {}, {:.1f} tokens/s per user, {:.1f} tokens/s in all\n", r.batch, r.max_batch,
-                     us(r.step_seconds), r.tokens_per_s_per_user, r.tokens_per_s_aggregate);
+  out += fmt::format("  batch {} (max {}: {} fit HBM, {} fit SRAM): step {}, {:.1f} tokens/s per user, {:.1f} tokens/s in all\n", r.batch, r.max_batch,
+                     r.max_batch_memory, r.max_batch_sram, us(r.step_seconds), r.tokens_per_s_per_user, r.tokens_per_s_aggregate);
   const TimeBreakdown& t = r.step.time;
   out += fmt::format("  time: streaming {} (compute {}, memory {}), collectives {}, sync {} over {} kernel calls, fill {}\n",
                      us(t.streaming), us(t.compute), us(t.memory), us(t.collective), us(t.sync), r.step.kernel_calls, us(t.fill));

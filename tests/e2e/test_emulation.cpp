@@ -1,6 +1,7 @@
 // `snapstream serve --emulate --system --pace` end to end: responses and metrics say that the
 // timings are a proxy's, and `snapstream simulate` prints the JSON keys scripts rely on.
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/http_client.h"
@@ -66,4 +67,24 @@ TEST_CASE("simulate prints the JSON keys of a priced step, and --batch max fills
   const auto unknown = test::run_command(test::snapstream_binary().string() + " simulate --model nope --system sn40l --context 10");
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("no models config 'nope'") != std::string::npos);
+}
+
+TEST_CASE("simulate --sweep writes a CSV of full cache against SnapStream and a PNG plot", "[e2e][emulation]") {
+  test::TempDir dir;
+  const auto result = test::run_command(test::snapstream_binary().string() +
+                                        " simulate --model deepseek-r1-671b --system sn40l-16 --context 131072 --batch max"
+                                        " --sweep context --sweep-values 8192,131072 --out " + (dir / "sweep").string());
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  std::ifstream csv(dir / "sweep.csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(csv, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0].rfind("context,cache,model,", 0) == 0);
+  CHECK(lines[1].rfind("8192,full,", 0) == 0);
+  CHECK(lines[4].rfind("131072,snapstream,", 0) == 0);
+  std::ifstream png(dir / "sweep.png", std::ios::binary);
+  char magic[8] = {};
+  png.read(magic, 8);
+  CHECK(std::string(magic + 1, 3) == "PNG");
 }
