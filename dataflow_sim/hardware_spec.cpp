@@ -65,6 +65,7 @@ DeviceSpec read_device(const json& c, const std::filesystem::path& path) {
     d.pmus = static_cast<int64_t>(number(c, path, "pmus"));
     d.sram_bytes_per_pmu = static_cast<int64_t>(number(c, path, "sram_bytes_per_pmu"));
     d.clock_hz = number(c, path, "clock_hz");
+    d.on_chip_network_bytes_per_s = number_or(c, path, "on_chip_network_bytes_per_s", 0);
     d.kv_tile_positions = static_cast<int64_t>(number(c, path, "kv_tile_positions"));
     d.weight_tile_rows = static_cast<int64_t>(number(c, path, "weight_tile_rows"));
     d.stage_fill_seconds = number(c, path, "stage_fill_seconds");

@@ -25,6 +25,7 @@ struct DeviceSpec {
   double ddr_bytes = 0;             // 0 when the device has no second memory tier
   double ddr_bytes_per_s = 0;
   double activation_bytes = 2;      // bytes per activation value moved between units or sockets
+  double on_chip_network_bytes_per_s = 0;  // the mesh between PCUs and PMUs (0: not a limit)
   int64_t kv_tile_positions = 0;    // cached positions per KV tile streamed into SRAM
   int64_t weight_tile_rows = 0;     // weight rows per tile streamed into SRAM
   // Calibrated: the fractions of peak a streaming kernel reaches, the cost of one kernel call

@@ -18,6 +18,7 @@ void TimeBreakdown::add(const TimeBreakdown& o) {
   streaming += o.streaming;
   compute += o.compute;
   memory += o.memory;
+  network += o.network;
   collective += o.collective;
   sync += o.sync;
   fill += o.fill;
@@ -70,7 +71,11 @@ KernelPrice StepPricer::price_kernel(const graph::Graph& graph, const std::vecto
     const double hbm_time = k.hbm_bytes / (d.hbm_bytes_per_s * d.hbm_efficiency);
     const double ddr_time = k.ddr_bytes > 0 ? k.ddr_bytes / (d.ddr_bytes_per_s * d.ddr_efficiency) : 0.0;
     per_iteration.memory = std::max(hbm_time, ddr_time);
-    per_iteration.streaming = std::max(per_iteration.compute, per_iteration.memory);
+    // Every op's inputs and outputs cross the mesh between the units that run them.
+    double activations = 0;
+    for (const OpCost& c : costs) activations += c.activation_bytes;
+    per_iteration.network = d.on_chip_network_bytes_per_s > 0 ? activations / d.on_chip_network_bytes_per_s : 0.0;
+    per_iteration.streaming = std::max({per_iteration.compute, per_iteration.memory, per_iteration.network});
     const Placement placed = place_kernel(graph, ops, costs, d, name, enforce_sram_);
     k.sram_bytes = placed.sram_bytes;
     k.pcus = placed.pcus;
@@ -86,6 +91,7 @@ KernelPrice StepPricer::price_kernel(const graph::Graph& graph, const std::vecto
   k.time.streaming = per_iteration.streaming * n;
   k.time.compute = per_iteration.compute * n;
   k.time.memory = per_iteration.memory * n;
+  k.time.network = per_iteration.network * n;
   k.time.collective = per_iteration.collective * n;
   k.flops *= n;
   k.hbm_bytes *= n;

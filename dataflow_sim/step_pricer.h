@@ -11,12 +11,13 @@
 
 namespace snapstream::dataflow_sim {
 
-// Seconds by cause. streaming is the per-iteration max of compute and memory time (a
-// pipelined kernel overlaps them); compute and memory are kept apart to show which bound.
+// Seconds by cause. streaming is the per-iteration max of compute, memory and on-chip network
+// time (a pipelined kernel overlaps them); those are kept apart to show which bound.
 struct TimeBreakdown {
   double streaming = 0;
   double compute = 0;
   double memory = 0;
+  double network = 0;
   double collective = 0;
   double sync = 0;
   double fill = 0;

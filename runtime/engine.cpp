@@ -28,9 +28,11 @@ Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions opti
     try {
       device_ = std::make_unique<dataflow_sim::EmulatedDevice>(*options_.emulation, runner_.graphs(), model.config.context_length);
     } catch (const dataflow_sim::SimulationError& e) {
-      throw ConfigError(std::string("the emulated device cannot run these graphs: ") + e.what());
+      if (!options_.emulation_optional || options_.pace)
+        throw ConfigError(std::string("the emulated device cannot run these graphs: ") + e.what());
+      spdlog::warn("no emulated device clock: {}", e.what());
     }
-    spdlog::info("emulated device: {}", device_->description());
+    if (device_) spdlog::info("emulated device: {}", device_->description());
   }
   for (int64_t slot = options_.slots - 1; slot >= 0; --slot) free_slots_.push_back(slot);
   stats_.free_slots = options_.slots;

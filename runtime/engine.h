@@ -44,6 +44,9 @@ struct EngineOptions {
   // The emulated accelerator each step is charged to; none: no emulated clock.
   std::optional<dataflow_sim::EmulationOptions> emulation;
   bool pace = false;  // hold each step's tokens until the emulated device would have made them
+  // When the emulated device cannot hold the served graphs: start without it (a warning)
+  // instead of refusing to start. For a default the user did not ask for.
+  bool emulation_optional = false;
 };
 
 struct EngineStats {

@@ -20,7 +20,8 @@ void add_engine_options(CLI::App* command, EngineFlags& flags) {
 
 void add_emulation_options(CLI::App* command, EngineFlags& flags) {
   command->add_option("--system", flags.system, "hardware config every step is priced on, for the emulated clock ('none': off)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&flags](const std::string&) { flags.system_given = true; });
   command->add_option("--emulate", flags.emulate,
                       "model config to price steps as (a proxy: tokens still come from --model), e.g. deepseek-r1-671b");
   command->add_flag("--pace", flags.pace, "hold each step's tokens until the emulated device would have produced them");
@@ -38,6 +39,7 @@ void apply_emulation(const EngineFlags& flags, EngineOptions& options) {
     if (!flags.emulate.empty()) emulation.proxy = dataflow_sim::load_model_spec(resolve_config("models", flags.emulate));
     emulation.kernel_looping = options.graphs.kernel_looping;
     options.emulation = std::move(emulation);
+    options.emulation_optional = !flags.system_given && flags.emulate.empty();
   } catch (const dataflow_sim::SimulationError& e) {
     throw ConfigError(e.what());
   }

@@ -17,6 +17,7 @@ struct EngineFlags {
   GraphPlan graphs;
   bool list_graphs = false;
   std::string system = "sn40l";  // hardware config the steps are priced on; "none": no emulation
+  bool system_given = false;     // --system was on the command line (not the default)
   std::string emulate;           // model config to price steps as (a proxy); empty: the served model
   bool pace = false;
 };

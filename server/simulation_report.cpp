@@ -10,7 +10,7 @@ using dataflow_sim::SimulationResult;
 using dataflow_sim::TimeBreakdown;
 
 nlohmann::json breakdown_json(const TimeBreakdown& t) {
-  return {{"streaming", t.streaming}, {"compute", t.compute}, {"memory", t.memory},
+  return {{"streaming", t.streaming}, {"compute", t.compute}, {"memory", t.memory}, {"network", t.network},
           {"collective", t.collective}, {"sync", t.sync},       {"fill", t.fill}};
 }
 
@@ -65,8 +65,9 @@ std::string simulation_table(const SimulationResult& r) {
   out += fmt::format("  batch {} (max {}: {} fit HBM, {} fit SRAM): step {}, {:.1f} tokens/s per user, {:.1f} tokens/s in all\n", r.batch, r.max_batch,
                      r.max_batch_memory, r.max_batch_sram, us(r.step_seconds), r.tokens_per_s_per_user, r.tokens_per_s_aggregate);
   const TimeBreakdown& t = r.step.time;
-  out += fmt::format("  time: streaming {} (compute {}, memory {}), collectives {}, sync {} over {} kernel calls, fill {}\n",
-                     us(t.streaming), us(t.compute), us(t.memory), us(t.collective), us(t.sync), r.step.kernel_calls, us(t.fill));
+  out += fmt::format("  time: streaming {} (compute {}, memory {}, on-chip network {}), collectives {}, sync {} over {} kernel calls, fill {}\n",
+                     us(t.streaming), us(t.compute), us(t.memory), us(t.network), us(t.collective), us(t.sync), r.step.kernel_calls,
+                     us(t.fill));
   out += fmt::format("  per socket: weights {}, HBM held {}, DDR held {}, SRAM placed {} ({:.0f}% of PMUs)\n",
                      gib(r.weight_bytes_per_socket), gib(r.hbm_bytes_per_socket), gib(r.ddr_bytes_per_socket),
                      mib(r.sram_bytes_per_socket), 100 * r.pmu_utilisation);
