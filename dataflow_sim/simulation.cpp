@@ -67,9 +67,9 @@ Deployment::Deployment(const ModelSpec& model, const SystemSpec& system, const S
                         "'s HBM beside the weights");
   r.max_batch_memory = fit.max_batch;
   r.max_batch_sram = sram_batch_limit(model, system, graph_, r.kv_capacity, tp, options.kernel_looping);
-  r.max_batch = std::min(r.max_batch_memory, r.max_batch_sram);
-  if (r.max_batch < 1)
-    throw PlacementError("not one sequence's activations fit " + system.name + "'s on-chip SRAM");
+  r.max_batch = std::max<int64_t>(0, std::min(r.max_batch_memory, r.max_batch_sram));
+  // Not even one sequence places: pricing it says which kernel and op overflow, and by how much.
+  if (options.max_batch && r.max_batch < 1) StepPricer(system).price(graph_, r.kv_capacity, r.kv_capacity);
   r.batch = options.max_batch ? r.max_batch : options.batch;
   plan_ = plan_device_memory(graph_, system.device, r.kv_capacity, r.batch);
   if (r.batch > 1) graph_ = decode_graph(model, r.kv_capacity, r.batch, tp, options.kernel_looping);
