@@ -64,7 +64,6 @@ DeviceSpec read_device(const json& c, const std::filesystem::path& path) {
     d.pcus = static_cast<int64_t>(number(c, path, "pcus"));
     d.pmus = static_cast<int64_t>(number(c, path, "pmus"));
     d.sram_bytes_per_pmu = static_cast<int64_t>(number(c, path, "sram_bytes_per_pmu"));
-    d.clock_hz = number(c, path, "clock_hz");
     d.on_chip_network_bytes_per_s = number_or(c, path, "on_chip_network_bytes_per_s", 0);
     d.kv_tile_positions = static_cast<int64_t>(number(c, path, "kv_tile_positions"));
     d.weight_tile_rows = static_cast<int64_t>(number(c, path, "weight_tile_rows"));

@@ -19,7 +19,6 @@ struct DeviceSpec {
   int64_t pmus = 0;                 // memory units
   int64_t sram_bytes_per_pmu = 0;
   double peak_flops = 0;            // BF16
-  double clock_hz = 0;
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   double ddr_bytes = 0;             // 0 when the device has no second memory tier
