@@ -13,6 +13,7 @@ namespace {
 using graph::OpKind;
 
 constexpr double kSoftmaxFlopsPerScore = 5;
+constexpr double kAccountedSoftmaxFlopsPerScore = 3;
 
 struct Sizes {
   const graph::Graph& g;
@@ -48,6 +49,7 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
   for (const int32_t t : op.outputs) c.activation_bytes += z.activation(t);
   switch (op.kind) {
     case OpKind::Embed:
+      c.dense_accounting_flops = 2 * z.rows(op.outputs[0]) * static_cast<double>(s.vocab) * static_cast<double>(s.dim);
       c.weight_bytes = z.weight_rows(z.rows(op.outputs[0]), s.dim);
       c.resident_bytes = z.weight_rows(static_cast<double>(s.vocab) / g.shards, s.dim);
       break;
@@ -58,13 +60,15 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
     case OpKind::MatMul: {
       const double m = z.rows(op.inputs[0]), in = z.width(op.inputs[0]), out = z.width(op.outputs[0]);
       c.flops = 2 * m * in * out;
+      const bool key_or_value = op.weight.kind == graph::WeightKind::Wk || op.weight.kind == graph::WeightKind::Wv;
+      c.dense_accounting_flops = key_or_value ? c.flops * static_cast<double>(s.heads) / static_cast<double>(s.kv_heads) : c.flops;
       c.weight_bytes = c.resident_bytes = z.weight_rows(out, static_cast<int64_t>(in));
       c.tile_bytes = z.weight_tile(out, static_cast<int64_t>(in));
       break;
     }
     case OpKind::HeadMatMul: {
       const double m = z.rows(op.inputs[0]), slice_rows = static_cast<double>(op.weight.row_end - op.weight.row_begin);
-      c.flops = 2 * m * slice_rows * static_cast<double>(s.mla.kv_lora_rank);
+      c.flops = c.dense_accounting_flops = 2 * m * slice_rows * static_cast<double>(s.mla.kv_lora_rank);
       c.weight_bytes = c.resident_bytes = z.weight_rows(slice_rows, s.mla.kv_lora_rank);
       c.tile_bytes = z.weight_tile(slice_rows, s.mla.kv_lora_rank);
       break;
@@ -86,6 +90,7 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
       const double scores = decode ? batch * (static_cast<double>(extent) + 1)
                                    : batch * (length * static_cast<double>(extent) + length * (length + 1) / 2);
       c.flops = heads * scores * (4 * hd + kSoftmaxFlopsPerScore);
+      c.dense_accounting_flops = heads * scores * (4 * hd + kAccountedSoftmaxFlopsPerScore);
       c.kv_bytes = decode ? batch * (static_cast<double>(extent) + 1) * per_position : batch * length * per_position;
       c.kv_held_per_sequence = static_cast<double>(capacity) * per_position;
       c.tile_bytes = 2 * static_cast<double>(device.kv_tile_positions) * per_position +
@@ -99,6 +104,7 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
       const double scores = decode ? batch * positions
                                    : batch * (length * static_cast<double>(extent) + length * (length + 1) / 2) / shards;
       c.flops = heads * scores * (2 * cached + 2 * static_cast<double>(s.mla.kv_lora_rank) + kSoftmaxFlopsPerScore);
+      c.dense_accounting_flops = c.flops;
       c.kv_bytes = decode ? batch * positions * per_position : batch * ceil_div(length, shards) * per_position;
       c.kv_held_per_sequence = ceil_div(static_cast<double>(capacity), shards) * per_position;
       c.tile_bytes = 2 * static_cast<double>(device.kv_tile_positions) * per_position +
@@ -111,7 +117,7 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
       // Expected distinct experts m tokens touch when each picks `top` of them evenly.
       const double touched = experts * (1 - std::pow(1 - top / experts, m));
       const double per_expert = 2 * z.weight_rows(width, s.dim) + z.weight_rows(static_cast<double>(s.dim), static_cast<int64_t>(width));
-      c.flops = m * top * 6 * static_cast<double>(s.dim) * width;
+      c.flops = c.dense_accounting_flops = m * top * 6 * static_cast<double>(s.dim) * width;
       c.expert_bytes = touched * per_expert;
       c.resident_bytes = experts * per_expert;
       c.tile_bytes = 3 * z.weight_tile(width, s.dim);

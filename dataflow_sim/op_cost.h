@@ -11,7 +11,12 @@
 namespace snapstream::dataflow_sim {
 
 struct OpCost {
-  double flops = 0;
+  double flops = 0;              // executed: what the compute units run, and what is priced
+  // The same work counted as Hoffmann et al. (2022, Table A4) count it, the convention of
+  // published per-token figures: the embedding as a matmul, K and V projections as wide as
+  // the queries, softmax at 3 FLOPs per score, norms and elementwise ops free. Latent
+  // attention and experts, which that table does not cover, count as executed.
+  double dense_accounting_flops = 0;
   double weight_bytes = 0;       // weights streamed per call (routed experts excluded)
   double expert_bytes = 0;       // routed experts' weights the batch touches
   double kv_bytes = 0;           // cache read and written

@@ -96,6 +96,7 @@ SimulationResult Deployment::price(const SystemSpec& system) const {
   r.tokens_per_s_aggregate = static_cast<double>(r.batch) / r.step_seconds;
   r.sram_bytes_per_socket = r.step.sram_bytes;
   r.flops_per_step = r.step.flops;
+  r.flops_per_step_dense_accounting = r.step.dense_accounting_flops;
   r.hbm_read_bytes_per_step = r.step.hbm_bytes;
   r.ddr_read_bytes_per_step = r.step.ddr_bytes;
   r.pcu_utilisation = r.step.flops / (system.device.peak_flops * r.step_seconds);

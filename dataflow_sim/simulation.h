@@ -44,7 +44,8 @@ struct SimulationResult {
   double ddr_bytes_per_socket = 0;
   double sram_bytes_per_socket = 0;    // the largest kernel's placed buffers
   double expert_ddr_fraction = 0;
-  double flops_per_step = 0;           // per device
+  double flops_per_step = 0;           // per device, executed
+  double flops_per_step_dense_accounting = 0;  // per device, as published per-token tables count
   double hbm_read_bytes_per_step = 0;  // per device
   double ddr_read_bytes_per_step = 0;
   double pcu_utilisation = 0;          // achieved FLOPs over peak, during the step

@@ -44,6 +44,7 @@ KernelPrice StepPricer::price_kernel(const graph::Graph& graph, const std::vecto
     const OpCost c = op_cost(graph, *op, d, extent, capacity);
     costs.push_back(c);
     k.flops += c.flops;
+    k.dense_accounting_flops += c.dense_accounting_flops;
     const double hbm = c.weight_bytes + c.kv_bytes + c.expert_bytes * (1 - expert_ddr_fraction_) + (fused ? 0 : c.activation_bytes);
     const double ddr = c.expert_bytes * expert_ddr_fraction_;
     k.hbm_bytes += hbm;
@@ -94,6 +95,7 @@ KernelPrice StepPricer::price_kernel(const graph::Graph& graph, const std::vecto
   k.time.network = per_iteration.network * n;
   k.time.collective = per_iteration.collective * n;
   k.flops *= n;
+  k.dense_accounting_flops *= n;
   k.hbm_bytes *= n;
   k.ddr_bytes *= n;
   k.link_bytes *= n;
@@ -107,6 +109,7 @@ StepPrice StepPricer::price(const graph::Graph& graph, int64_t extent, int64_t c
   auto add = [&](KernelPrice k) {
     step.time.add(k.time);
     step.flops += k.flops;
+    step.dense_accounting_flops += k.dense_accounting_flops;
     step.hbm_bytes += k.hbm_bytes;
     step.ddr_bytes += k.ddr_bytes;
     step.link_bytes += k.link_bytes;

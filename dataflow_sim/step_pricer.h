@@ -31,7 +31,8 @@ struct KernelPrice {
   int64_t calls = 1;         // kernel calls (launches) this entry stands for
   int64_t iterations = 1;    // layer iterations inside the call
   TimeBreakdown time;
-  double flops = 0;          // per device
+  double flops = 0;          // per device, executed
+  double dense_accounting_flops = 0;  // per device, as published tables count (see OpCost)
   double hbm_bytes = 0;
   double ddr_bytes = 0;
   double link_bytes = 0;
@@ -44,6 +45,7 @@ struct StepPrice {
   std::vector<KernelPrice> kernels;
   TimeBreakdown time;
   double flops = 0;
+  double dense_accounting_flops = 0;
   double hbm_bytes = 0;
   double ddr_bytes = 0;
   double link_bytes = 0;
