@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "kernels/kv_slots.h"
@@ -11,6 +12,21 @@
 #include "runtime/errors.h"
 
 namespace snapstream {
+
+void select_at_random(uint64_t seed, int64_t kv_heads, int64_t begin, int64_t end, int64_t count, int32_t* selected) {
+  std::vector<int32_t> candidates(static_cast<size_t>(end - begin));
+  for (int64_t kv = 0; kv < kv_heads; ++kv) {
+    std::iota(candidates.begin(), candidates.end(), static_cast<int32_t>(begin));
+    std::mt19937_64 random(seed * 1000003u + static_cast<uint64_t>(kv) * 7919u + static_cast<uint64_t>(end));
+    // A partial Fisher-Yates shuffle: the first `count` candidates are a uniform draw.
+    for (int64_t i = 0; i < count; ++i) {
+      std::uniform_int_distribution<int64_t> pick(i, static_cast<int64_t>(candidates.size()) - 1);
+      std::swap(candidates[static_cast<size_t>(i)], candidates[static_cast<size_t>(pick(random))]);
+    }
+    std::sort(candidates.begin(), candidates.begin() + count);
+    std::copy_n(candidates.begin(), count, selected + kv * count);
+  }
+}
 
 void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, float rope_theta, const kernels::AttentionShape& shape,
                    const float* keys, const float* values, int64_t length, const float* window_queries, int64_t window,
@@ -30,11 +46,17 @@ void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, fl
   if (window < 1 || window > length || window_queries == nullptr)
     throw InvalidRequestError("SnapKV selection needs the queries of an observation window inside the prompt");
   const int64_t sink = config.sink, ring = config.ring, compressed = config.compressed();
-  std::vector<float> scores(static_cast<size_t>(kv_heads * length)), pooled(scores.size());
   std::vector<int32_t> selected(static_cast<size_t>(kv_heads * compressed)), kept(static_cast<size_t>(capacity));
-  kernels::snapkv_scores(pool, window_queries, window, length - window, keys, length, shape, scores.data());
-  kernels::pool_scores(scores.data(), kv_heads, length, sink, length - ring, config.pool_kernel, config.pool, pooled.data());
-  kernels::select_top_k(pooled.data(), kv_heads, length, sink, length - ring, compressed, selected.data());
+  if (compressed == 0) {
+    // Sinks and ring only (StreamingLLM): nothing to select.
+  } else if (config.selection == Selection::Random) {
+    select_at_random(config.selection_seed, kv_heads, sink, length - ring, compressed, selected.data());
+  } else {
+    std::vector<float> scores(static_cast<size_t>(kv_heads * length)), pooled(scores.size());
+    kernels::snapkv_scores(pool, window_queries, window, length - window, keys, length, shape, scores.data());
+    kernels::pool_scores(scores.data(), kv_heads, length, sink, length - ring, config.pool_kernel, config.pool, pooled.data());
+    kernels::select_top_k(pooled.data(), kv_heads, length, sink, length - ring, compressed, selected.data());
+  }
   for (int64_t kv = 0; kv < kv_heads; ++kv) {
     std::iota(kept.begin(), kept.begin() + sink, 0);
     std::copy_n(selected.begin() + kv * compressed, compressed, kept.begin() + sink);

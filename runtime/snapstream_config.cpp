@@ -35,7 +35,8 @@ std::string SnapStreamConfig::describe() const {
   return "SnapStream C=" + std::to_string(capacity) + " (sink " + std::to_string(sink) + ", compressed " +
          std::to_string(compressed()) + ", ring " + std::to_string(ring) + "), window " + std::to_string(window) + ", " +
          (pool == kernels::PoolKind::Max ? "max" : "avg") + "-pool " + std::to_string(pool_kernel) + ", positions " +
-         (positions == PositionMode::Original ? "original" : "reindexed");
+         (positions == PositionMode::Original ? "original" : "reindexed") +
+         (selection == Selection::Random ? ", random selection (seed " + std::to_string(selection_seed) + ")" : "");
 }
 
 }  // namespace snapstream

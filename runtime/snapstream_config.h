@@ -14,6 +14,10 @@ enum class PositionMode : uint8_t {
   Reindexed,  // keys are rotated by their rank in the cache (StreamingLLM style)
 };
 
+// How the K compressed slots are filled from a prompt longer than the capacity: by SnapKV's
+// attention votes, or (a baseline for evaluation) by positions drawn at random.
+enum class Selection : uint8_t { SnapKV, Random };
+
 struct SnapStreamConfig {
   bool full_cache = false;  // capacity = the context length and nothing is ever evicted (the baseline)
   int64_t capacity = 0;     // C; 0 means context_length / 4
@@ -23,6 +27,8 @@ struct SnapStreamConfig {
   int64_t pool_kernel = 7;  // odd width of the 1-D pooling
   kernels::PoolKind pool = kernels::PoolKind::Max;
   PositionMode positions = PositionMode::Original;
+  Selection selection = Selection::SnapKV;
+  uint64_t selection_seed = 0;  // Random: the same seed and prompt length draw the same positions
 
   int64_t compressed() const { return capacity - sink - ring; }  // K
 

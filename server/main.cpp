@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   snapstream::server::add_serve_command(app);
   snapstream::server::add_simulate_command(app);
   snapstream::server::add_calibrate_command(app);
+  snapstream::server::add_eval_command(app, argc, argv);
 
   try {
     app.parse(argc, argv);

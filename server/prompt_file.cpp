@@ -1,10 +1,10 @@
 // JSONL prompt parsing with a line number on every error.
 #include "server/prompt_file.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "runtime/errors.h"
+#include "server/jsonl_file.h"
 
 namespace snapstream::server {
 namespace {
@@ -24,32 +24,20 @@ T field(const nlohmann::json& line, const char* key, T fallback) {
 }  // namespace
 
 std::vector<PromptLine> read_prompt_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InvalidRequestError(path + ": cannot open the prompts file");
   std::vector<PromptLine> prompts;
-  std::string text;
-  for (int64_t number = 1; std::getline(in, text); ++number) {
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      const auto line = nlohmann::json::parse(text);
-      if (!line.is_object()) throw InvalidRequestError("each line must be a JSON object");
-      if (!line.contains("prompt") || !line.at("prompt").is_string()) throw InvalidRequestError("'prompt' must be a string");
-      PromptLine prompt;
-      prompt.prompt = line.at("prompt").get<std::string>();
-      prompt.max_tokens = field<int64_t>(line, "max_tokens", 256);
-      if (prompt.max_tokens < 0) throw InvalidRequestError("'max_tokens' must be >= 0");
-      prompt.sampling.temperature = field<float>(line, "temperature", 0.0f);
-      prompt.sampling.top_k = field<int64_t>(line, "top_k", 0);
-      prompt.sampling.top_p = field<float>(line, "top_p", 1.0f);
-      prompt.sampling.seed = field<uint64_t>(line, "seed", 0);
-      prompt.sampling.validate();
-      prompts.push_back(std::move(prompt));
-    } catch (const nlohmann::json::exception& e) {
-      throw InvalidRequestError(path + ":" + std::to_string(number) + ": not valid JSON (" + e.what() + ")");
-    } catch (const InvalidRequestError& e) {
-      throw InvalidRequestError(path + ":" + std::to_string(number) + ": " + e.what());
-    }
-  }
+  read_jsonl(path, "prompts", [&](const nlohmann::json& line) {
+    if (!line.contains("prompt") || !line.at("prompt").is_string()) throw InvalidRequestError("'prompt' must be a string");
+    PromptLine prompt;
+    prompt.prompt = line.at("prompt").get<std::string>();
+    prompt.max_tokens = field<int64_t>(line, "max_tokens", 256);
+    if (prompt.max_tokens < 0) throw InvalidRequestError("'max_tokens' must be >= 0");
+    prompt.sampling.temperature = field<float>(line, "temperature", 0.0f);
+    prompt.sampling.top_k = field<int64_t>(line, "top_k", 0);
+    prompt.sampling.top_p = field<float>(line, "top_p", 1.0f);
+    prompt.sampling.seed = field<uint64_t>(line, "seed", 0);
+    prompt.sampling.validate();
+    prompts.push_back(std::move(prompt));
+  });
   return prompts;
 }
 

@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "dataflow_sim/errors.h"
 #include "runtime/errors.h"
+#include "server/gnuplot.h"
 #include "server/simulation_report.h"
 
 namespace snapstream::server {
@@ -92,11 +92,7 @@ void run_sweep(const dataflow_sim::ModelSpec& model, const dataflow_sim::SystemS
   out.close();
   if (written == 0) throw ConfigError("no point of the sweep fits " + system.name);
   const std::string title = fmt::format("{} on {}: full cache vs SnapStream", model.name, system.name);
-  FILE* gnuplot = popen("gnuplot", "w");
-  if (gnuplot == nullptr) throw ConfigError("cannot start gnuplot (scripts/setup.sh installs it)");
-  const std::string script = plot_script(csv, png, sweep.axis, title);
-  std::fwrite(script.data(), 1, script.size(), gnuplot);
-  if (pclose(gnuplot) != 0) throw ConfigError("gnuplot failed to draw " + png.string() + " (is gnuplot installed? scripts/setup.sh)");
+  run_gnuplot(plot_script(csv, png, sweep.axis, title), png.string());
   std::cout << "wrote " << csv.string() << " (" << written << " rows) and " << png.string() << "\n";
 }
 

@@ -1,0 +1,102 @@
+// Tables, CSV and plots of evaluation results.
+#include "server/eval_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include "runtime/errors.h"
+#include "server/gnuplot.h"
+
+namespace snapstream::server {
+namespace {
+
+// The rows with default window, pooling and positions: the ones the plots draw.
+bool is_base(const EvalResult& r, const EvalPlan& plan) {
+  return r.row.window == plan.windows.front() && r.row.pool_kernel == plan.pool_kernels.front() &&
+         r.row.positions == plan.positions.front();
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) throw ConfigError("cannot write " + path.string());
+}
+
+std::string plot_script(const std::filesystem::path& dir, const std::vector<std::string>& policies, const std::string& png,
+                        int column, const std::string& ylabel, const std::string& title) {
+  std::string script = fmt::format(
+      "set terminal pngcairo size 800,500 noenhanced font ',10'\nset output '{}'\nset datafile separator ','\n"
+      "set title '{}'\nset xlabel 'budget C (cache positions per sequence)'\nset ylabel '{}'\nset logscale x 2\nset grid\n"
+      "set key top right\nplot ",
+      (dir / png).string(), title, ylabel);
+  for (size_t i = 0; i < policies.size(); ++i)
+    script += fmt::format("{}'{}' using 1:{} with linespoints title '{}'", i ? ", " : "", (dir / (policies[i] + ".dat")).string(),
+                          column, policies[i]);
+  return script + "\n";
+}
+
+}  // namespace
+
+std::string eval_table(const std::vector<EvalResult>& results) {
+  std::string out = fmt::format("{:<11} {:>6} {:>6} {:>5} {:<10} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8}\n", "policy", "budget",
+                                "window", "pool", "positions", "nll", "nll_gap", "ppl", "agree_tf", "agree16", "agree64");
+  for (const auto& r : results)
+    out += fmt::format("{:<11} {:>6} {:>6} {:>5} {:<10} {:>8.4f} {:>+8.4f} {:>8.3f} {:>8.1f}% {:>7.1f}% {:>7.1f}%\n", r.row.policy,
+                       r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(), std::exp(r.nll),
+                       100 * r.greedy_agreement, 100 * r.agree16, 100 * r.agree64);
+  if (!results.empty())
+    out += fmt::format("full cache: nll {:.4f}, perplexity {:.3f}\n", results.front().nll_full, std::exp(results.front().nll_full));
+  return out;
+}
+
+std::string eval_csv(const std::vector<EvalResult>& results) {
+  std::string out = "policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,attention_recall\n";
+  // Attention recall is not measured yet: the column is there, empty.
+  for (const auto& r : results)
+    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},\n", r.row.policy, r.row.budget, r.row.window,
+                       r.row.pool_kernel, r.row.positions, r.documents, r.nll, r.nll_full, r.nll_gap(), r.greedy_agreement,
+                       r.agree16, r.agree64);
+  return out;
+}
+
+void write_eval_report(const std::filesystem::path& dir, const EvalSetting& setting, const std::vector<EvalResult>& results) {
+  std::filesystem::create_directories(dir);
+  write_file(dir / "results.csv", eval_csv(results));
+  // One data file per policy (budget, gap, agreement) for the plots.
+  std::map<std::string, std::string> series;
+  std::vector<std::string> policies;
+  for (const auto& r : results) {
+    if (!is_base(r, setting.plan)) continue;
+    if (!series.count(r.row.policy)) policies.push_back(r.row.policy);
+    series[r.row.policy] += fmt::format("{},{:.6f},{:.6f}\n", r.row.budget, r.nll_gap(), 100 * r.greedy_agreement);
+  }
+  for (const auto& [policy, data] : series) write_file(dir / (policy + ".dat"), data);
+  run_gnuplot(plot_script(dir, policies, "nll_gap.png", 2, "NLL gap to the full cache (nats per token)",
+                          setting.model + ": NLL gap against budget"),
+              (dir / "nll_gap.png").string());
+  run_gnuplot(plot_script(dir, policies, "agreement.png", 3, "greedy agreement with the full cache (%)",
+                          setting.model + ": teacher-forced top-1 agreement against budget"),
+              (dir / "agreement.png").string());
+  for (const auto& policy : policies) std::filesystem::remove(dir / (policy + ".dat"));
+
+  std::string md = fmt::format("# SnapStream against simpler cache policies on {}\n\n", setting.model);
+  md += fmt::format(
+      "{} documents ({}; {} too short were dropped), each a prompt of L = {} tokens and a continuation of M = {}. "
+      "The prompt is prefilled under the policy with a cache of C positions per sequence; the continuation is then "
+      "teacher-forced through decode steps, so the ring evicts as in serving. Sink S = {}; SnapStream and random keep "
+      "a ring of C/2, streaming (StreamingLLM) a ring of C - S. Regenerate with:\n\n```sh\n{}\n```\n\n",
+      setting.documents, setting.texts, setting.dropped_short, setting.plan.prompt_length, setting.plan.continue_length,
+      setting.plan.sink, setting.command);
+  md += "| policy | C | window | pool | positions | NLL | NLL gap | greedy agreement | agree@16 | agree@64 |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : results)
+    md += fmt::format("| {} | {} | {} | {} | {} | {:.4f} | {:+.4f} | {:.1f}% | {:.1f}% | {:.1f}% |\n", r.row.policy, r.row.budget,
+                      r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(), 100 * r.greedy_agreement,
+                      100 * r.agree16, 100 * r.agree64);
+  if (!results.empty()) md += fmt::format("\nFull cache: NLL {:.4f} nats per token.\n", results.front().nll_full);
+  md += "\n![NLL gap against budget](nll_gap.png)\n\n![Greedy agreement against budget](agreement.png)\n";
+  write_file(dir / "report.md", md);
+}
+
+}  // namespace snapstream::server
