@@ -135,6 +135,7 @@ void Executor::run_op(const Op& op, int64_t layer) {
                         rows_->shifted_positions[static_cast<size_t>(r)] - position(r), bindings_->rope_theta());
         shifted_q = shifted_q_.data();
       }
+      bindings_->observe_queries(layer, op.kv_head_begin, shard, real_rows_, q, k);
       kernels::decode_attention(pool_, real_rows_, q, shifted_q, k, v, caches_.data(), bindings_->cache_capacity(), shard, out);
       std::fill(out + real_rows_ * shard.q_width(), out + rows * shard.q_width(), 0.0f);
       // Stored only now, so a ring entry this token evicts was still seen by its own attention.

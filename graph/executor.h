@@ -40,6 +40,12 @@ class ExecutionBindings {
     float* values = nullptr;
   };
   virtual PromptHistory prompt_history(int64_t layer, int64_t kv_begin) = 0;
+  // Decode, before each layer's attention: the rows' rotated queries [rows][shard q width] and
+  // new keys [rows][shard kv width], for tools that study attention. Ignored by default.
+  virtual void observe_queries(int64_t layer, int64_t kv_begin, const kernels::AttentionShape& shard, int64_t rows, const float* q,
+                               const float* k) {
+    (void)layer, (void)kv_begin, (void)shard, (void)rows, (void)q, (void)k;
+  }
 };
 
 // The real rows of a step; the graph's bucket may hold more (padding).

@@ -51,8 +51,9 @@ graph::BucketPlan bucket_plan(const GraphPlan& plan, const ModelConfig& c, int64
 
 class GraphRunner::Bindings final : public graph::ExecutionBindings {
  public:
-  Bindings(const Model& model, SlotKvCache& cache, kernels::ThreadPool& pool, float* history = nullptr)
-      : model_(model), cache_(cache), pool_(pool), history_(history) {}
+  Bindings(const Model& model, SlotKvCache& cache, kernels::ThreadPool& pool, float* history = nullptr,
+           const AttentionObserver* observer = nullptr)
+      : model_(model), cache_(cache), pool_(pool), history_(history), observer_(observer) {}
 
   kernels::WeightView matrix(graph::WeightKind kind, int64_t layer) const override {
     const ModelWeights& w = model_.weights;
@@ -113,6 +114,12 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
     return {keys, keys + c.context_length * c.kv_dim()};
   }
 
+  void observe_queries(int64_t layer, int64_t kv_begin, const kernels::AttentionShape& shard, int64_t rows, const float* q,
+                       const float* k) override {
+    if (observer_ != nullptr && *observer_)
+      (*observer_)(layer, kv_begin, shard, std::span<const int64_t>(slots).first(static_cast<size_t>(rows)), q, k);
+  }
+
   double compaction_seconds = 0.0;  // time spent moving prompts into the cache, SnapKV included
 
   // Per step: the slot of each row, where its token goes, and its position; with re-indexed
@@ -129,6 +136,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   SlotKvCache& cache_;
   kernels::ThreadPool& pool_;
   float* history_;
+  const AttentionObserver* observer_;
 };
 
 GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan)
@@ -221,12 +229,14 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
   return true;
 }
 
+void GraphRunner::set_attention_observer(AttentionObserver observer) { observer_ = std::move(observer); }
+
 void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
   const auto b = static_cast<int64_t>(batch.size());
   if (b < 1 || b > graphs_.max_decode_batch())
     throw InvalidRequestError("a decode step of " + std::to_string(b) + " sequences exceeds the largest batch bucket (" +
                               std::to_string(graphs_.max_decode_batch()) + ")");
-  Bindings bindings(model_, cache_, pool_);
+  Bindings bindings(model_, cache_, pool_, nullptr, &observer_);
   std::vector<int32_t> tokens;
   for (int64_t i = 0; i < b; ++i) {
     const DecodeInput& in = batch[static_cast<size_t>(i)];

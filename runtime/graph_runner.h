@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct GraphPlan {
   bool kernel_looping = true;
 };
 
+// Sees each decode layer's rotated queries and new keys before attention (see
+// ExecutionBindings::observe_queries), with the slot of each row.
+using AttentionObserver = std::function<void(int64_t layer, int64_t kv_begin, const kernels::AttentionShape& shard,
+                                             std::span<const int64_t> slots, const float* q, const float* k)>;
+
 class GraphRunner {
  public:
   GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan = {});
@@ -47,6 +53,9 @@ class GraphRunner {
   void abandon_prefill(int64_t slot);
   // One decode step for up to the largest batch bucket of sequences; logits is [batch][vocab].
   void decode(std::span<const DecodeInput> batch, float* logits);
+
+  // For evaluation tools; empty turns it off. Costs nothing while unset.
+  void set_attention_observer(AttentionObserver observer);
 
   const graph::GraphCache& graphs() const { return graphs_; }
   // Times the arena was allocated: once, at construction.
@@ -77,6 +86,7 @@ class GraphRunner {
   double compaction_seconds_ = 0.0;
   int64_t evicted_tokens_ = 0, decode_rows_ = 0, padded_rows_ = 0;
   kernels::ThreadPool& pool_;
+  AttentionObserver observer_;
 };
 
 }  // namespace snapstream

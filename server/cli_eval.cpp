@@ -125,6 +125,7 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--seed", args->seed, "seed of --generate's sampling and of the random policy")->capture_default_str();
   cmd->add_option("--slots", args->slots, "documents run together")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--out", args->out, "folder for results.csv, report.md and the plots")->capture_default_str();
+  cmd->add_option("--report-command", args->command, "how report.md says to regenerate it (default: this command line)");
   cmd->callback([args] { run_eval_command(*args); });
 }
 

@@ -39,9 +39,11 @@ double share_equal(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
   return n > 0 ? static_cast<double>(same) / static_cast<double>(n) : 0.0;
 }
 
+// The full cache's runs capture their attention; every other run measures recall against them.
 std::vector<DocumentRun> run_all(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& cache, const EvalPlan& plan,
-                                 const std::vector<std::vector<int32_t>>& documents) {
+                                 const std::vector<std::vector<int32_t>>& documents, std::span<const DocumentRun> reference) {
   CacheEvaluator evaluator(model, pool, cache, std::min<int64_t>(plan.slots, static_cast<int64_t>(documents.size())));
+  evaluator.capture_attention(reference.empty());
   std::vector<DocumentRun> runs;
   for (size_t first = 0; first < documents.size(); first += static_cast<size_t>(evaluator.slots())) {
     std::vector<EvalDocument> batch;
@@ -50,7 +52,8 @@ std::vector<DocumentRun> run_all(const Model& model, kernels::ThreadPool& pool, 
       batch.push_back({ids.first(static_cast<size_t>(plan.prompt_length)),
                        ids.subspan(static_cast<size_t>(plan.prompt_length), static_cast<size_t>(plan.continue_length))});
     }
-    for (auto& run : evaluator.run(batch, kGreedyTokens)) runs.push_back(std::move(run));
+    const auto references = reference.empty() ? reference : reference.subspan(first, batch.size());
+    for (auto& run : evaluator.run(batch, kGreedyTokens, references)) runs.push_back(std::move(run));
   }
   return runs;
 }
@@ -88,7 +91,7 @@ std::vector<EvalResult> run_eval(const Model& model, kernels::ThreadPool& pool, 
   const auto total = static_cast<int64_t>(rows.size()) + 1;
   SnapStreamConfig full;
   full.full_cache = true;
-  const std::vector<DocumentRun> reference = run_all(model, pool, full, plan, documents);
+  const std::vector<DocumentRun> reference = run_all(model, pool, full, plan, documents, {});
   if (progress) progress(1, total);
   double nll_full = 0;
   int64_t tokens = 0;
@@ -100,7 +103,7 @@ std::vector<EvalResult> run_eval(const Model& model, kernels::ThreadPool& pool, 
 
   std::vector<EvalResult> results;
   for (const EvalRow& row : rows) {
-    const std::vector<DocumentRun> runs = run_all(model, pool, row.cache, plan, documents);
+    const std::vector<DocumentRun> runs = run_all(model, pool, row.cache, plan, documents, reference);
     EvalResult result{row, static_cast<int64_t>(documents.size())};
     result.nll_full = nll_full;
     int64_t agree = 0;
@@ -111,7 +114,9 @@ std::vector<EvalResult> run_eval(const Model& model, kernels::ThreadPool& pool, 
       }
       result.agree16 += share_equal(runs[d].greedy, reference[d].greedy, 16);
       result.agree64 += share_equal(runs[d].greedy, reference[d].greedy, 64);
+      result.attention_recall += runs[d].attention_recall;
     }
+    result.attention_recall /= static_cast<double>(runs.size());
     result.nll /= static_cast<double>(tokens);
     result.greedy_agreement = static_cast<double>(agree) / static_cast<double>(tokens);
     result.agree16 /= static_cast<double>(runs.size());

@@ -31,6 +31,7 @@ struct EvalResult {
   double greedy_agreement = 0;  // share of continuation positions whose top token matches the full cache's
   double agree16 = 0;           // share of the first 16 free greedy tokens equal to the full cache's
   double agree64 = 0;
+  double attention_recall = 0;  // the full cache's attention mass on positions the policy kept
   double nll_gap() const { return nll - nll_full; }
 };
 

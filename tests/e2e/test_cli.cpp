@@ -149,3 +149,30 @@ TEST_CASE("batch runs the golden prompts together and reports them in input orde
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("bad.jsonl:2:") != std::string::npos);
 }
+
+TEST_CASE("eval writes results.csv with its documented header, a report and plots", "[e2e][eval]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::TempDir dir;
+  const auto result = test::run_command(test::snapstream_binary().string() + " eval --model " +
+                                        (*models / "stories260K.gguf").string() +
+                                        " --generate 3 --prompt-len 64 --continue-len 32 --budgets 1/2,16 --slots 2 --out " +
+                                        (dir / "out").string());
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  std::ifstream csv(dir / "out" / "results.csv");
+  std::string header, line;
+  std::getline(csv, header);
+  CHECK(header == "policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,"
+                  "attention_recall");
+  int rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  CHECK(rows == 6);  // three policies at budgets 32 and 16
+  for (const char* file : {"report.md", "nll_gap.png", "agreement.png"}) CHECK(std::filesystem::exists(dir / "out" / file));
+  CHECK(result.out.find("full cache: nll") != std::string::npos);
+
+  const auto bad = test::run_command(test::snapstream_binary().string() + " eval --model " + (*models / "stories260K.gguf").string() +
+                                     " --generate 1 --prompt-len 64 --continue-len 32 --policies snapstream,lru");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("unknown policy 'lru'") != std::string::npos);
+}
