@@ -2,6 +2,7 @@
 #include "server/eval_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <fstream>
@@ -35,6 +36,42 @@ std::string plot_script(const std::filesystem::path& dir, const std::vector<std:
     script += fmt::format("{}'{}' using 1:{} with linespoints title '{}'", i ? ", " : "", (dir / (policies[i] + ".dat")).string(),
                           column, policies[i]);
   return script + "\n";
+}
+
+// Plain statements read off the default-setting rows: whether SnapStream's NLL gap is below each
+// simpler policy's at every budget, and where it is not.
+std::string findings(const std::vector<EvalResult>& results, const EvalPlan& plan) {
+  std::map<std::pair<std::string, int64_t>, const EvalResult*> base;
+  for (const auto& r : results)
+    if (is_base(r, plan)) base[{r.row.policy, r.row.budget}] = &r;
+  std::string md = "\n## What the numbers show\n\n";
+  for (const std::string other : {"streaming", "random"}) {
+    std::vector<std::string> worse;
+    int64_t compared = 0;
+    for (const int64_t budget : plan.budgets) {
+      const auto a = base.find({"snapstream", budget}), b = base.find({other, budget});
+      if (a == base.end() || b == base.end()) continue;
+      ++compared;
+      if (a->second->nll_gap() >= b->second->nll_gap())
+        worse.push_back(fmt::format("C = {} ({:+.4f} against {:+.4f})", budget, a->second->nll_gap(), b->second->nll_gap()));
+    }
+    if (compared == 0) continue;
+    if (worse.empty())
+      md += fmt::format("- SnapStream's NLL gap is below {}'s at every budget.\n", other);
+    else
+      md += fmt::format("- SnapStream's NLL gap is not below {}'s at {} of {} budgets: {}.\n", other, worse.size(), compared,
+                        fmt::join(worse, "; "));
+  }
+  for (const int64_t budget : plan.budgets) {
+    const auto a = base.find({"snapstream", budget});
+    if (a == base.end()) continue;
+    const EvalResult& r = *a->second;
+    md += fmt::format("- SnapStream at C = {}: NLL gap {:+.4f} nats per token ({:+.1f}% perplexity), teacher-forced agreement "
+                      "{:.1f}%, first 16 greedy tokens {:.1f}% equal, attention recall {:.1f}%.\n",
+                      budget, r.nll_gap(), 100 * (std::exp(r.nll_gap()) - 1), 100 * r.greedy_agreement, 100 * r.agree16,
+                      100 * r.attention_recall);
+  }
+  return md;
 }
 
 }  // namespace
@@ -96,6 +133,7 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
                       r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(), 100 * r.greedy_agreement,
                       100 * r.agree16, 100 * r.agree64, 100 * r.attention_recall);
   if (!results.empty()) md += fmt::format("\nFull cache: NLL {:.4f} nats per token.\n", results.front().nll_full);
+  md += findings(results, setting.plan);
   md += "\n![NLL gap against budget](nll_gap.png)\n\n![Greedy agreement against budget](agreement.png)\n";
   write_file(dir / "report.md", md);
 }

@@ -171,6 +171,18 @@ TEST_CASE("eval writes results.csv with its documented header, a report and plot
   for (const char* file : {"report.md", "nll_gap.png", "agreement.png"}) CHECK(std::filesystem::exists(dir / "out" / file));
   CHECK(result.out.find("full cache: nll") != std::string::npos);
 
+  // The same seed gives the same numbers, run after run.
+  const auto again = test::run_command(test::snapstream_binary().string() + " eval --model " +
+                                       (*models / "stories260K.gguf").string() +
+                                       " --generate 3 --prompt-len 64 --continue-len 32 --budgets 1/2,16 --slots 2 --out " +
+                                       (dir / "again").string());
+  REQUIRE(again.exit_code == 0);
+  auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  CHECK(read(dir / "out" / "results.csv") == read(dir / "again" / "results.csv"));
+
   const auto bad = test::run_command(test::snapstream_binary().string() + " eval --model " + (*models / "stories260K.gguf").string() +
                                      " --generate 1 --prompt-len 64 --continue-len 32 --policies snapstream,lru");
   CHECK(bad.exit_code == 2);

@@ -1,11 +1,10 @@
 // The evaluation harness's measurements: with room for every token all policies equal the full
 // cache exactly, and teacher-forced log-probabilities match a naive computation.
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <nlohmann/json.hpp>
 
 #include "runtime/cache_eval.h"
 #include "runtime/generator.h"
+#include "tests/support/golden_text.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -13,11 +12,7 @@ using namespace snapstream;
 namespace {
 
 std::vector<int32_t> golden_text_ids(const Model& model, size_t length) {
-  std::ifstream in(*test::models_dir_or_skip() / "stories260K.golden.json");
-  const auto golden = nlohmann::json::parse(in);
-  std::string text;
-  for (const auto& c : golden.at("cases")) text += c.at("text").get<std::string>() + "\n";
-  auto ids = model.tokenizer.encode(text, true);
+  auto ids = test::golden_story_ids(model, *test::models_dir_or_skip());
   REQUIRE(ids.size() >= length);
   ids.resize(length);
   return ids;

@@ -8,6 +8,7 @@
 
 #include "runtime/engine.h"
 #include "runtime/generator.h"
+#include "tests/support/golden_text.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -15,11 +16,7 @@ using namespace snapstream;
 namespace {
 // 24 prompts of mixed lengths (1 to ~300 tokens) cut from the golden stories.
 std::vector<RequestSpec> mixed_requests(const Model& model, const std::filesystem::path& models) {
-  std::ifstream in(models / "stories260K.golden.json");
-  const auto golden = nlohmann::json::parse(in);
-  std::string text;
-  for (const auto& c : golden.at("cases")) text += c.at("text").get<std::string>() + "\n";
-  const auto ids = model.tokenizer.encode(text, true);
+  const auto ids = test::golden_story_ids(model, models);
   std::vector<RequestSpec> specs;
   for (int i = 0; i < 24; ++i) {
     RequestSpec spec;

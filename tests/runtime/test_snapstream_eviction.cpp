@@ -18,6 +18,7 @@
 #include "runtime/model.h"
 #include "runtime/slot_kv_cache.h"
 #include "runtime/graph_runner.h"
+#include "tests/support/golden_text.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -168,11 +169,7 @@ std::vector<int32_t> reference_selection(const ModelConfig& c, const std::vector
 }
 
 std::vector<int32_t> long_prompt(const Model& model, const std::filesystem::path& models, size_t length) {
-  std::ifstream in(models / "stories260K.golden.json");
-  const auto golden = nlohmann::json::parse(in);
-  std::string text;
-  for (const auto& c : golden.at("cases")) text += c.at("text").get<std::string>() + "\n";
-  auto ids = model.tokenizer.encode(text, true);
+  auto ids = test::golden_story_ids(model, models);
   REQUIRE(ids.size() >= length);
   ids.resize(length);
   return ids;
