@@ -126,13 +126,15 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
       "a ring of C/2, streaming (StreamingLLM) a ring of C - S. Regenerate with:\n\n```sh\n{}\n```\n\n",
       setting.documents, setting.texts, setting.dropped_short, setting.plan.prompt_length, setting.plan.continue_length,
       setting.plan.sink, setting.command);
-  md += "| policy | C | window | pool | positions | NLL | NLL gap | greedy agreement | agree@16 | agree@64 | attention recall |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md += "| policy | C | window | pool | positions | NLL | NLL gap | perplexity | greedy agreement | agree@16 | agree@64 | "
+        "attention recall |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results)
-    md += fmt::format("| {} | {} | {} | {} | {} | {:.4f} | {:+.4f} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% |\n", r.row.policy,
-                      r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(), 100 * r.greedy_agreement,
-                      100 * r.agree16, 100 * r.agree64, 100 * r.attention_recall);
-  if (!results.empty()) md += fmt::format("\nFull cache: NLL {:.4f} nats per token.\n", results.front().nll_full);
+    md += fmt::format("| {} | {} | {} | {} | {} | {:.4f} | {:+.4f} | {:.3f} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% |\n",
+                      r.row.policy, r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(),
+                      std::exp(r.nll), 100 * r.greedy_agreement, 100 * r.agree16, 100 * r.agree64, 100 * r.attention_recall);
+  if (!results.empty())
+    md += fmt::format("\nFull cache: NLL {:.4f} nats per token, perplexity {:.3f}.\n", results.front().nll_full,
+                      std::exp(results.front().nll_full));
   md += findings(results, setting.plan);
   md += "\n![NLL gap against budget](nll_gap.png)\n\n![Greedy agreement against budget](agreement.png)\n";
   write_file(dir / "report.md", md);
