@@ -14,11 +14,14 @@ void add_cache_options(CLI::App* command, SnapStreamConfig& config) {
   command->add_option("--window", config.window, "observation window of SnapKV, W")->check(CLI::PositiveNumber);
   command->add_option("--pool-kernel", config.pool_kernel, "odd width of SnapKV's score pooling")->check(CLI::PositiveNumber);
   static const std::map<std::string, kernels::PoolKind> pools = {{"max", kernels::PoolKind::Max}, {"avg", kernels::PoolKind::Avg}};
-  command->add_option("--pool", config.pool, "score pooling: max or avg")->transform(CLI::CheckedTransformer(pools));
+  command->add_option("--pool", config.pool, "score pooling: max or avg")
+      ->transform(CLI::CheckedTransformer(pools))
+      ->option_text("max|avg");
   static const std::map<std::string, PositionMode> modes = {{"original", PositionMode::Original},
                                                             {"reindexed", PositionMode::Reindexed}};
   command->add_option("--positions", config.positions, "RoPE positions of cached keys: original or reindexed")
-      ->transform(CLI::CheckedTransformer(modes));
+      ->transform(CLI::CheckedTransformer(modes))
+      ->option_text("original|reindexed");
   command->add_flag("--full-cache", config.full_cache, "keep every position (no compression): the baseline");
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <iostream>
 #include <memory>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "server/model_options.h"
 #include "server/engine_options.h"
 #include "server/http/http_server.h"
+#include "server/settings_sources.h"
 
 namespace snapstream::server {
 namespace {
@@ -39,6 +41,24 @@ struct ServeArgs {
   double grace_period = 10.0;
   EngineFlags engine;
 };
+
+EngineOptions serve_engine_options(const ServeArgs& args) {
+  EngineOptions options;
+  options.slots = args.slots;
+  options.max_waiting = args.max_waiting;
+  options.cache = args.engine.cache;
+  options.graphs = args.engine.graphs;
+  apply_emulation(args.engine, options);
+  return options;
+}
+
+// --list-graphs: what serving would compile and allocate, without listening.
+void list_serve_graphs(const ServeArgs& args) {
+  const auto model = load_model_logged(args.model, args.tokenizer);
+  kernels::ThreadPool pool(args.threads);
+  Engine engine(*model, pool, serve_engine_options(args));
+  std::cout << describe_plan(*model, engine.runner(), engine.cache());
+}
 
 void run_serve(const ServeArgs& args) {
   namespace net = boost::asio;
@@ -76,14 +96,8 @@ void run_serve(const ServeArgs& args) {
     spdlog::info("loading {}", args.model);
     const auto model = load_model_logged(args.model, args.tokenizer);
     const auto pool = std::make_unique<kernels::ThreadPool>(args.threads);
-    EngineOptions options;
-    options.slots = args.slots;
-    options.max_waiting = args.max_waiting;
-    options.cache = args.engine.cache;
-    options.graphs = args.engine.graphs;
-    apply_emulation(args.engine, options);
     spdlog::info("compiling graphs and allocating the KV cache");
-    const auto engine_owner = std::make_unique<Engine>(*model, *pool, options);
+    const auto engine_owner = std::make_unique<Engine>(*model, *pool, serve_engine_options(args));
     Engine& engine = *engine_owner;
     spdlog::info("{}", describe_plan(*model, engine.runner(), engine.cache()));
 
@@ -143,7 +157,8 @@ void add_serve_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   add_engine_options(cmd, args->engine);
   add_emulation_options(cmd, args->engine);
-  cmd->callback([args] { run_serve(*args); });
+  add_config_option(cmd);
+  cmd->callback([args] { args->engine.list_graphs ? list_serve_graphs(*args) : run_serve(*args); });
 }
 
 }  // namespace snapstream::server

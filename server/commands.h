@@ -16,4 +16,11 @@ void add_calibrate_command(CLI::App& app);
 // argc/argv: the command line, recorded in the report as the way to regenerate it.
 void add_eval_command(CLI::App& app, int argc, char** argv);
 
+// The global options (--log-level) and every subcommand above.
+void add_all_commands(CLI::App& app, int argc, char** argv);
+
+struct SettingsSources;
+// Where `serve` also reads its settings: --config FILE and SNAPSTREAM_SERVE_<NAME> variables.
+const SettingsSources& serve_settings_sources();
+
 }  // namespace snapstream::server

@@ -7,30 +7,23 @@
 
 #include "runtime/errors.h"
 #include "server/commands.h"
+#include "server/settings_sources.h"
 
 int main(int argc, char** argv) {
+  if (argc < 1) return 2;
   // stdout carries generated text and JSON; logs go to stderr.
   spdlog::set_default_logger(spdlog::stderr_color_mt("snapstream"));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
 
   CLI::App app{"snapstream: LLM inference with SnapStream KV-cache compression on an emulated SN40L"};
-  app.require_subcommand(1);
-  app.fallthrough();  // global options such as --log-level may follow the subcommand
-  app.add_option("--log-level", "trace, debug, info, warn, error or off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
-      ->each([](const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); });
-  snapstream::server::add_generate_command(app);
-  snapstream::server::add_make_model_command(app);
-  snapstream::server::add_info_command(app);
-  snapstream::server::add_bench_command(app);
-  snapstream::server::add_batch_command(app);
-  snapstream::server::add_serve_command(app);
-  snapstream::server::add_simulate_command(app);
-  snapstream::server::add_calibrate_command(app);
-  snapstream::server::add_eval_command(app, argc, argv);
+  snapstream::server::add_all_commands(app, argc, argv);
 
   try {
-    app.parse(argc, argv);
+    const std::vector<std::string> args = snapstream::server::expand_settings(
+        app, snapstream::server::serve_settings_sources(), std::vector<std::string>(argv, argv + argc));
+    app.name(args.front());
+    std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes the arguments last first
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const snapstream::InputError& e) {
