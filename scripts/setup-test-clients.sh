@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Installs the independent clients the end-to-end tests use (Node.js from Debian, packages
-# from the npm registry into tests/e2e/node/node_modules, which git ignores). Quiet when done.
+# Installs the independent clients the end-to-end tests use (Node.js and Prometheus from
+# Debian, packages from the npm registry into tests/e2e/node/node_modules, which git ignores).
+# Quiet when done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  echo "setup: installing nodejs and npm" >&2
+missing=()
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+# prometheus and promtool: the observability tests run the deployment's Prometheus config.
+command -v promtool >/dev/null || missing+=(prometheus)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
   sudo_cmd=()
   [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 clients=tests/e2e/node

@@ -2,11 +2,11 @@
 // logs that it serves, stopped with SIGTERM (its exit status is kept).
 #pragma once
 
-#include <sys/types.h>
-
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "tests/support/child_process.h"
 #include "tests/support/test_paths.h"
 
 namespace snapstream::test {
@@ -28,9 +28,8 @@ class ServerProcess {
 
  private:
   TempDir dir_;
-  pid_t pid_ = -1;
+  std::unique_ptr<ChildProcess> process_;
   int port_ = 0;
-  int exit_code_ = -1;
 };
 
 }  // namespace snapstream::test

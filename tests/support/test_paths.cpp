@@ -39,6 +39,15 @@ std::optional<std::filesystem::path> node_clients_or_skip() {
   return std::nullopt;
 }
 
+bool tool_or_skip(const std::string& program) {
+  if (std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0) return true;
+  if (running_in_ci()) FAIL(program << " is not installed (run scripts/setup-test-clients.sh)");
+  WARN("SKIPPED: " << program << " is not installed; run scripts/setup-test-clients.sh");
+  return false;
+}
+
+std::filesystem::path source_dir() { return SNAPSTREAM_SOURCE_DIR; }
+
 std::filesystem::path configs_dir() { return std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / "configs"; }
 
 std::filesystem::path snapstream_binary() { return SNAPSTREAM_BINARY; }

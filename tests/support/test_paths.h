@@ -15,6 +15,13 @@ std::optional<std::filesystem::path> models_dir_or_skip();
 // loudly when missing, or a failure when CI=true.
 std::optional<std::filesystem::path> node_clients_or_skip();
 
+// True when `program` is on the PATH (installed by scripts/setup-test-clients.sh); else the
+// calling test is skipped loudly, or fails when CI=true.
+bool tool_or_skip(const std::string& program);
+
+// The source tree's root.
+std::filesystem::path source_dir();
+
 // The source tree's configs/ folder.
 std::filesystem::path configs_dir();
 
