@@ -1,12 +1,16 @@
 // The docker/ deployment, checked without a Docker engine: the Dockerfile and compose lint (and
 // that it catches a broken copy), promtool on the Prometheus config, and that the runtime image
 // installs the Debian package of every shared library the binary links.
+#include <stdlib.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "tests/support/http_client.h"
+#include "tests/support/server_process.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -58,7 +62,7 @@ std::set<std::string> runtime_stage_packages(const std::string& dockerfile) {
 
 }  // namespace
 
-TEST_CASE("the Dockerfile and the compose file pass the deployment lint, and a broken copy fails it", "[e2e][deploy]") {
+TEST_CASE("the Dockerfile and the compose file pass the deployment lint and a broken copy fails it", "[e2e][deploy]") {
   const auto clients = test::node_clients_or_skip();
   if (!clients) return;
   const std::string lint = "node " + quote((*clients / "lint_deploy.mjs").string()) + " ";
@@ -131,4 +135,28 @@ TEST_CASE("the runtime image installs the Debian package of every shared library
     CHECK((installed.count(owner) == 1 || in_base_image.count(owner) == 1));
   }
   CHECK(libraries >= 4);
+}
+
+TEST_CASE("serve runs from the shipped settings file with the environment and the command line on top", "[e2e][deploy]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  // The file names the container's paths; a user outside it overrides them as here.
+  setenv("SNAPSTREAM_SERVE_SERVED_MODEL_NAME", "from-environment", 1);
+  setenv("SNAPSTREAM_SERVE_SLOTS", "3", 1);
+  setenv("SNAPSTREAM_SERVE_HOST", "0.0.0.0", 1);  // the command line's --host wins
+  test::ServerProcess server({"--config", (test::configs_dir() / "serve.toml").string(), "--model",
+                              (*models / "stories260K.gguf").string(), "--host", "127.0.0.1"});
+  unsetenv("SNAPSTREAM_SERVE_SERVED_MODEL_NAME");
+  unsetenv("SNAPSTREAM_SERVE_SLOTS");
+  unsetenv("SNAPSTREAM_SERVE_HOST");
+  const std::string log = server.log();
+  INFO(log);
+  CHECK(log.find("settings from the environment: SNAPSTREAM_SERVE_SLOTS, SNAPSTREAM_SERVE_SERVED_MODEL_NAME") != std::string::npos);
+  CHECK(log.find("serving 'from-environment' on http://127.0.0.1:") != std::string::npos);
+  CHECK(log.find("with 3 slots") != std::string::npos);
+  CHECK(log.find("SnapStream C=128 (sink 4, compressed 60, ring 64), window 32, max-pool 7") != std::string::npos);
+  const auto reply = test::http_call(server.port(), "POST", "/v1/completions",
+                                     R"({"model": "from-environment", "prompt": "Once upon a time", "max_tokens": 4})");
+  CHECK(reply.status == 200);
+  CHECK(server.stop() == 0);
 }

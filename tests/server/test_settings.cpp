@@ -75,7 +75,7 @@ TEST_CASE("settings files take strings, numbers, booleans and comments", "[setti
   CHECK(settings[4].text == "x#y");
 }
 
-TEST_CASE("settings files refuse what they cannot read, by line", "[settings]") {
+TEST_CASE("settings files refuse what they cannot read by line number", "[settings]") {
   CHECK(error_of("a = 1\n[serve]\n") == "f.toml:2: sections are not used: write every setting at the top level as `name = value`");
   CHECK(error_of("kv-capacity 3\n") == "f.toml:1: expected '=' after 'kv-capacity'");
   CHECK(error_of("a = 1\nb = 2\na = 3\n") == "f.toml:3: 'a' is set twice");
@@ -87,7 +87,7 @@ TEST_CASE("settings files refuse what they cannot read, by line", "[settings]") 
   CHECK(error_of("= 1\n") == "f.toml:1: expected a setting name (letters, digits, '-' or '_')");
 }
 
-TEST_CASE("the command line wins over the environment, which wins over the settings file", "[settings]") {
+TEST_CASE("the command line wins over the environment which wins over the settings file", "[settings]") {
   test::TempDir dir;
   const std::string file = (dir / "s.toml").string();
   std::ofstream(file) << "slots = 3\nname = \"from-file\"\nfull-cache = true\nno-kernel-looping = true\nlog-level = \"warn\"\n";
@@ -126,7 +126,7 @@ TEST_CASE("the command line wins over the environment, which wins over the setti
   }
 }
 
-TEST_CASE("settings that name no option, or give a switch a non-boolean, are refused", "[settings]") {
+TEST_CASE("settings that name no option or give a switch a non-boolean are refused", "[settings]") {
   test::TempDir dir;
   const std::string file = (dir / "s.toml").string();
   ToyApp toy;
