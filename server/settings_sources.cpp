@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <map>
 #include <set>
 
 #include "runtime/errors.h"
@@ -108,11 +107,12 @@ std::vector<std::string> expand_settings(const CLI::App& app, const SettingsSour
   if (config_file.empty())
     if (const char* env = std::getenv(config_env.c_str()); env != nullptr) config_file = env;  // empty: none
 
-  std::map<std::string, std::string> from_file;  // name -> "FILE:LINE"
-  std::vector<std::string> from_env;
+  const std::vector<std::string> known = setting_names(app, command);
   std::vector<std::string> expanded = args;
+  std::vector<std::string> from_env;
   std::set<std::string> set_by_env;
-  for (const std::string& name : setting_names(app, command)) {
+  int from_file = 0;
+  for (const std::string& name : known) {
     if (line.given.count(name) != 0) continue;
     const std::string env_name = setting_env_name(sources, name);
     const char* env = std::getenv(env_name.c_str());
@@ -122,7 +122,6 @@ std::vector<std::string> expand_settings(const CLI::App& app, const SettingsSour
     from_env.push_back(env_name);
   }
   if (!config_file.empty()) {
-    const std::vector<std::string> known = setting_names(app, command);
     for (const SettingValue& setting : read_settings_file(config_file)) {
       const std::string where = config_file + ":" + std::to_string(setting.line);
       if (setting.name == "config") throw ConfigError(where + ": a settings file cannot name another one");
@@ -135,7 +134,7 @@ std::vector<std::string> expand_settings(const CLI::App& app, const SettingsSour
         throw ConfigError(where + ": '" + setting.name + "' is a switch: write true or false");
       if (line.given.count(setting.name) != 0 || set_by_env.count(setting.name) != 0) continue;
       append_setting(expanded, option, setting.name, setting.text, where);
-      from_file[setting.name] = where;
+      ++from_file;
     }
   }
   if (!from_env.empty()) {
@@ -143,7 +142,7 @@ std::vector<std::string> expand_settings(const CLI::App& app, const SettingsSour
     for (const auto& name : from_env) names += (names.empty() ? "" : ", ") + name;
     spdlog::info("settings from the environment: {}", names);
   }
-  if (!from_file.empty()) spdlog::info("settings from {}: {} of them", config_file, from_file.size());
+  if (from_file > 0) spdlog::info("settings from {}: {} of them", config_file, from_file);
   return expanded;
 }
 

@@ -10,12 +10,8 @@
 using namespace snapstream;
 
 namespace {
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-std::string binary() { return quote(test::snapstream_binary().string()); }
+using test::shell_quote;
+std::string binary() { return shell_quote(test::snapstream_binary().string()); }
 }  // namespace
 
 TEST_CASE("generate --json reproduces every golden case from both model files", "[e2e]") {
@@ -29,8 +25,8 @@ TEST_CASE("generate --json reproduces every golden case from both model files", 
     for (const auto& c : golden.at("cases")) {
       const auto prompt = c.at("prompt").get<std::string>();
       INFO(file << ", prompt '" << prompt << "'");
-      const auto result = test::run_command(binary() + " generate --json --model " + quote((*models / file).string()) +
-                                            " --prompt " + quote(prompt) + " --max-tokens " +
+      const auto result = test::run_command(binary() + " generate --json --model " + shell_quote((*models / file).string()) +
+                                            " --prompt " + shell_quote(prompt) + " --max-tokens " +
                                             std::to_string(c.at("max_tokens").get<int>()) + cache);
       INFO(result.err);
       REQUIRE(result.exit_code == 0);
@@ -50,8 +46,8 @@ TEST_CASE("generate streams the prompt and its continuation as text", "[e2e]") {
   if (!models) return;
   std::ifstream in(*models / "stories260K.golden.json");
   const auto first = nlohmann::json::parse(in).at("cases").at(0);
-  const auto result = test::run_command(binary() + " generate --model " + quote((*models / "stories260K.bin").string()) +
-                                        " --prompt " + quote(first.at("prompt").get<std::string>()) + " --max-tokens " +
+  const auto result = test::run_command(binary() + " generate --model " + shell_quote((*models / "stories260K.bin").string()) +
+                                        " --prompt " + shell_quote(first.at("prompt").get<std::string>()) + " --max-tokens " +
                                         std::to_string(first.at("max_tokens").get<int>()) + " --full-cache");
   REQUIRE(result.exit_code == 0);
   CHECK(result.out == first.at("text").get<std::string>() + "\n");
@@ -59,7 +55,7 @@ TEST_CASE("generate streams the prompt and its continuation as text", "[e2e]") {
 
 TEST_CASE("make-model writes a GGUF that info describes and generate runs", "[e2e]") {
   test::TempDir dir;
-  const auto path = quote((dir / "random.gguf").string());
+  const auto path = shell_quote((dir / "random.gguf").string());
   for (const std::string dtype : {"f32", "q8_0"}) {
     INFO(dtype);
     auto made = test::run_command(binary() + " make-model --shape tiny-test --dtype " + dtype + " --out " + path + " --seed 3");
@@ -91,7 +87,7 @@ TEST_CASE("a broken model file gives a one-line error and exit code 2", "[e2e]")
     out.write("GGUF\x03\0\0\0\xff\xff\xff\xff\xff\xff\xff\x7f", 16);
   }
   for (const std::string command : {" generate --prompt hi --model ", " info "}) {
-    const auto result = test::run_command(binary() + command + quote(path.string()));
+    const auto result = test::run_command(binary() + command + shell_quote(path.string()));
     CHECK(result.exit_code == 2);
     CHECK(result.err.find(path.string()) != std::string::npos);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
@@ -102,7 +98,7 @@ TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]")
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   const auto result = test::run_command(binary() + " bench --json --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
-                                        "--bandwidth-mib 64 --model " + quote((*models / "stories260K.gguf").string()));
+                                        "--bandwidth-mib 64 --model " + shell_quote((*models / "stories260K.gguf").string()));
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const auto out = nlohmann::json::parse(result.out);
@@ -123,8 +119,8 @@ TEST_CASE("batch runs the golden prompts together and reports them in input orde
       prompts << nlohmann::json{{"prompt", c.at("prompt")}, {"max_tokens", c.at("max_tokens")}}.dump() << "\n";
   }
   const auto result = test::run_command(binary() + " batch --json --full-cache --slots 3 --model " +
-                                        quote((*models / "stories260K.bin").string()) + " --prompts " +
-                                        quote((dir / "prompts.jsonl").string()));
+                                        shell_quote((*models / "stories260K.bin").string()) + " --prompts " +
+                                        shell_quote((dir / "prompts.jsonl").string()));
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   std::istringstream lines(result.out);
@@ -144,8 +140,8 @@ TEST_CASE("batch runs the golden prompts together and reports them in input orde
     std::ofstream bad(dir / "bad.jsonl");
     bad << "{\"prompt\": \"fine\"}\n{\"prompt\": \"x\", \"max_tokens\": \"many\"}\n";
   }
-  const auto refused = test::run_command(binary() + " batch --model " + quote((*models / "stories260K.bin").string()) +
-                                         " --prompts " + quote((dir / "bad.jsonl").string()));
+  const auto refused = test::run_command(binary() + " batch --model " + shell_quote((*models / "stories260K.bin").string()) +
+                                         " --prompts " + shell_quote((dir / "bad.jsonl").string()));
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("bad.jsonl:2:") != std::string::npos);
 }
@@ -177,11 +173,7 @@ TEST_CASE("eval writes results.csv with its documented header, a report and plot
                                        " --generate 3 --prompt-len 64 --continue-len 32 --budgets 1/2,16 --slots 2 --out " +
                                        (dir / "again").string());
   REQUIRE(again.exit_code == 0);
-  auto read = [](const std::filesystem::path& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  CHECK(read(dir / "out" / "results.csv") == read(dir / "again" / "results.csv"));
+  CHECK(test::read_text(dir / "out" / "results.csv") == test::read_text(dir / "again" / "results.csv"));
 
   const auto bad = test::run_command(test::snapstream_binary().string() + " eval --model " + (*models / "stories260K.gguf").string() +
                                      " --generate 1 --prompt-len 64 --continue-len 32 --policies snapstream,lru");

@@ -17,14 +17,8 @@ using namespace snapstream;
 
 namespace {
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test::read_text;
+using test::shell_quote;
 
 void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -65,8 +59,8 @@ std::set<std::string> runtime_stage_packages(const std::string& dockerfile) {
 TEST_CASE("the Dockerfile and the compose file pass the deployment lint and a broken copy fails it", "[e2e][deploy]") {
   const auto clients = test::node_clients_or_skip();
   if (!clients) return;
-  const std::string lint = "node " + quote((*clients / "lint_deploy.mjs").string()) + " ";
-  const auto result = test::run_command(lint + quote(test::source_dir().string()));
+  const std::string lint = "node " + shell_quote((*clients / "lint_deploy.mjs").string()) + " ";
+  const auto result = test::run_command(lint + shell_quote(test::source_dir().string()));
   INFO(result.out << result.err);
   CHECK(result.exit_code == 0);
   CHECK(result.out.find(" checks, 0 problems") != std::string::npos);
@@ -79,7 +73,7 @@ TEST_CASE("the Dockerfile and the compose file pass the deployment lint and a br
   const auto compose = copy / "docker" / "docker-compose.yml";
   write_text(compose, replaced(read_text(compose), "\n  grafana:\n", "\n  dashboards:\n"));
   write_text(compose, replaced(read_text(compose), "- \"${SNAPSTREAM_PORT:-8000}:8000\"", "- \"8000:80\""));
-  const auto broken = test::run_command(lint + quote(copy.path().string()));
+  const auto broken = test::run_command(lint + shell_quote(copy.path().string()));
   INFO(broken.out << broken.err);
   CHECK(broken.exit_code == 1);
   CHECK(broken.out.find("the runtime stage needs a HEALTHCHECK on /health") != std::string::npos);
@@ -91,20 +85,20 @@ TEST_CASE("the Dockerfile and the compose file pass the deployment lint and a br
 TEST_CASE("promtool accepts the shipped Prometheus config and refuses a broken copy", "[e2e][deploy]") {
   if (!test::tool_or_skip("promtool")) return;
   const auto config = test::source_dir() / "docker" / "prometheus.yml";
-  const auto result = test::run_command("promtool check config " + quote(config.string()));
+  const auto result = test::run_command("promtool check config " + shell_quote(config.string()));
   INFO(result.out << result.err);
   CHECK(result.exit_code == 0);
   CHECK(result.out.find("SUCCESS") != std::string::npos);
 
   test::TempDir dir;
   write_text(dir / "prometheus.yml", replaced(read_text(config), "scrape_interval: 5s", "scrape_interval: five"));
-  const auto broken = test::run_command("promtool check config " + quote((dir / "prometheus.yml").string()));
+  const auto broken = test::run_command("promtool check config " + shell_quote((dir / "prometheus.yml").string()));
   CHECK(broken.exit_code != 0);
 }
 
 TEST_CASE("the runtime image installs the Debian package of every shared library the binary links", "[e2e][deploy]") {
   if (!test::tool_or_skip("dpkg-query")) return;
-  const auto ldd = test::run_command("ldd " + quote(test::snapstream_binary().string()));
+  const auto ldd = test::run_command("ldd " + shell_quote(test::snapstream_binary().string()));
   REQUIRE(ldd.exit_code == 0);
   const std::set<std::string> installed = runtime_stage_packages(read_text(test::source_dir() / "docker" / "Dockerfile"));
   REQUIRE(installed.count("curl") == 1);  // the health check's client
@@ -120,7 +114,7 @@ TEST_CASE("the runtime image installs the Debian package of every shared library
     const std::filesystem::path path = match[1].str();
     std::string owner;
     for (const auto& candidate : {path, std::filesystem::canonical(path)}) {
-      const auto found = test::run_command("dpkg -S " + quote(candidate.string()));
+      const auto found = test::run_command("dpkg -S " + shell_quote(candidate.string()));
       if (found.exit_code == 0) {
         owner = found.out.substr(0, found.out.find_first_of(":,"));
         break;

@@ -153,8 +153,7 @@ TEST_CASE("Prometheus scrapes the server with the deployment's config and every 
   test::ServerProcess server({"--model", (*models / "stories260K.gguf").string()});
 
   test::TempDir dir;
-  std::ifstream shipped(test::source_dir() / "docker" / "prometheus.yml");
-  std::string config((std::istreambuf_iterator<char>(shipped)), std::istreambuf_iterator<char>());
+  std::string config = test::read_text(test::source_dir() / "docker" / "prometheus.yml");
   const size_t target = config.find("server:8000");
   REQUIRE(target != std::string::npos);
   config.replace(target, 11, "127.0.0.1:" + std::to_string(server.port()));

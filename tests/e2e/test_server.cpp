@@ -18,16 +18,12 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using test::shell_quote;
 
 // curl's body, then its status code on the last line.
 std::pair<std::string, int> curl(const test::ServerProcess& server, const std::string& path, const std::string& body = "") {
-  std::string command = "curl -sS -N -w '\\n%{http_code}' " + quote(server.url() + path);
-  if (!body.empty()) command += " -H 'Content-Type: application/json' -d " + quote(body);
+  std::string command = "curl -sS -N -w '\\n%{http_code}' " + shell_quote(server.url() + path);
+  if (!body.empty()) command += " -H 'Content-Type: application/json' -d " + shell_quote(body);
   const auto result = test::run_command(command);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
@@ -160,8 +156,8 @@ TEST_CASE("greedy completions through the server equal snapstream generate on th
     const std::string prompt = c.at("prompt");
     const int max_tokens = c.at("max_tokens");
     INFO("prompt '" << prompt << "'");
-    const auto generated = test::run_command(quote(test::snapstream_binary().string()) + " generate --json --model " +
-                                             quote(model_path(*models)) + " --prompt " + quote(prompt) +
+    const auto generated = test::run_command(shell_quote(test::snapstream_binary().string()) + " generate --json --model " +
+                                             shell_quote(model_path(*models)) + " --prompt " + shell_quote(prompt) +
                                              " --max-tokens " + std::to_string(max_tokens));
     REQUIRE(generated.exit_code == 0);
     const auto expected = json::parse(generated.out);
@@ -239,7 +235,7 @@ TEST_CASE("the official openai npm client works against the server", "[e2e][serv
   const auto clients = test::node_clients_or_skip();
   if (!models || !clients) return;
   test::ServerProcess server({"--model", model_path(*models), "--api-key", "k3y"});
-  const auto result = test::run_command("node " + quote((*clients / "openai_client.mjs").string()) + " " + server.url() +
+  const auto result = test::run_command("node " + shell_quote((*clients / "openai_client.mjs").string()) + " " + server.url() +
                                         " stories260K k3y");
   INFO(result.err << server.log());
   REQUIRE(result.exit_code == 0);

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "tests/support/test_paths.h"
 
 namespace snapstream::test {
 
@@ -62,12 +62,7 @@ int ChildProcess::stop() {
   return exit_code_;
 }
 
-std::string ChildProcess::log() const {
-  std::ifstream in(log_path_);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string ChildProcess::log() const { return read_text(log_path_); }
 
 int free_port() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -64,6 +64,19 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
 CommandResult run_command(const std::string& command) {
   TempDir scratch;
   const auto out_path = scratch / "stdout";
@@ -72,14 +85,8 @@ CommandResult run_command(const std::string& command) {
   const int status = std::system(full.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  auto slurp = [](const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-  };
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
+  result.out = read_text(out_path);
+  result.err = read_text(err_path);
   return result;
 }
 

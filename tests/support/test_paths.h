@@ -40,6 +40,12 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// `s` as one single-quoted shell word.
+std::string shell_quote(const std::string& s);
+
+// A whole file's bytes ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
+
 // Runs a shell command; returns its exit status and what it wrote to stdout and stderr.
 struct CommandResult {
   int exit_code = -1;
