@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-binary=build/server/snapstream
+binary=build/bin/snapstream
 models=${SNAPSTREAM_MODELS:-../shared/models}
 threads=${THREADS:-2}
 mkdir -p build/models

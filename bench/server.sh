@@ -15,7 +15,7 @@ fi
 models=${SNAPSTREAM_MODELS:-../shared/models}
 duration=${DURATION:-10}
 log=$(mktemp)
-build/server/snapstream serve --model "$models/stories260K.gguf" --port 0 --slots 32 --log-level info 2>"$log" &
+build/bin/snapstream serve --model "$models/stories260K.gguf" --port 0 --slots 32 --log-level info 2>"$log" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 200); do grep -q "serving '" "$log" && break; sleep 0.05; done

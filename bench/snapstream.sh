@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-binary=build/server/snapstream
+binary=build/bin/snapstream
 models=${SNAPSTREAM_MODELS:-../shared/models}
 mkdir -p build/models
 model=build/models/llama-110m-f32.gguf

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-binary=build/server/snapstream
+binary=build/bin/snapstream
 models=${SNAPSTREAM_MODELS:-../shared/models}
 model=$models/stories260K.gguf
 

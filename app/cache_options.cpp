@@ -1,0 +1,28 @@
+// Command-line spelling of SnapStreamConfig; defaults are SNAPSTREAM.md's.
+#include "app/cache_options.h"
+
+#include <map>
+
+namespace snapstream::app {
+
+void add_cache_options(CLI::App* command, SnapStreamConfig& config) {
+  command->add_option("--kv-capacity", config.capacity, "cache slots per sequence, C (default: context / 4)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--sink", config.sink, "attention-sink slots, S")->check(CLI::NonNegativeNumber);
+  command->add_option("--ring", config.ring, "ring-buffer slots for recent tokens, R (default: C / 2)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--window", config.window, "observation window of SnapKV, W")->check(CLI::PositiveNumber);
+  command->add_option("--pool-kernel", config.pool_kernel, "odd width of SnapKV's score pooling")->check(CLI::PositiveNumber);
+  static const std::map<std::string, kernels::PoolKind> pools = {{"max", kernels::PoolKind::Max}, {"avg", kernels::PoolKind::Avg}};
+  command->add_option("--pool", config.pool, "score pooling: max or avg")
+      ->transform(CLI::CheckedTransformer(pools))
+      ->option_text("max|avg");
+  static const std::map<std::string, PositionMode> modes = {{"original", PositionMode::Original},
+                                                            {"reindexed", PositionMode::Reindexed}};
+  command->add_option("--positions", config.positions, "RoPE positions of cached keys: original or reindexed")
+      ->transform(CLI::CheckedTransformer(modes))
+      ->option_text("original|reindexed");
+  command->add_flag("--full-cache", config.full_cache, "keep every position (no compression): the baseline");
+}
+
+}  // namespace snapstream::app

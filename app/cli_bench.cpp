@@ -1,0 +1,103 @@
+// `snapstream bench`: prefill and decode tokens/s for N concurrent sequences, the bytes each
+// decode step reads, the machine's memory bandwidth, and the share of that roofline decode reaches.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "eval/generation_bench.h"
+#include "eval/memory_bandwidth.h"
+#include "app/cache_options.h"
+#include "app/commands.h"
+#include "app/model_options.h"
+
+namespace snapstream::app {
+namespace {
+
+struct BenchArgs {
+  std::string model;
+  std::string tokenizer;
+  eval::GenerationBenchOptions options;
+  int threads = 0;
+  int64_t bandwidth_mib = 1024;
+  bool json = false;
+};
+
+void run_bench(const BenchArgs& args) {
+  const auto model = load_model_logged(args.model, args.tokenizer);
+  kernels::ThreadPool pool(args.threads);
+  const auto& o = args.options;
+  spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model,
+               pool.size(), o.concurrency, o.prompt_tokens, o.decode_tokens, o.repeats,
+               o.cache.resolved(model->config.context_length).describe());
+  const auto result = eval::run_generation_bench(*model, pool, o);
+  eval::BandwidthResult bandwidth;
+  if (args.bandwidth_mib > 0) bandwidth = eval::measure_bandwidth(pool, args.bandwidth_mib << 20, 5);
+  const double peak = bandwidth.read_bytes_per_s;
+  const double weight_share = peak > 0 ? result.weight_bytes_per_s / peak : 0.0;
+  const double total_share = peak > 0 ? result.decode_bytes_per_s / peak : 0.0;
+
+  if (args.json) {
+    nlohmann::json out = {
+        {"model", args.model},
+        {"threads", pool.size()},
+        {"concurrency", o.concurrency},
+        {"prompt_tokens", o.prompt_tokens},
+        {"decode_tokens", o.decode_tokens},
+        {"kv_capacity", o.cache.resolved(model->config.context_length).capacity},
+        {"full_cache", o.cache.full_cache},
+        {"prefill_tokens_per_s", result.prefill_tokens_per_s},
+        {"compaction_share_of_prefill", result.compaction_share},
+        {"decode_tokens_per_s", result.decode_tokens_per_s},
+        {"decode_seconds_per_step", result.decode_seconds_per_step},
+        {"weight_bytes_per_step", result.weight_bytes_per_step},
+        {"kv_bytes_per_step", result.kv_bytes_per_step},
+        {"weight_bytes_per_s", result.weight_bytes_per_s},
+        {"decode_bytes_per_s", result.decode_bytes_per_s},
+        {"memory_read_bytes_per_s", bandwidth.read_bytes_per_s},
+        {"memory_copy_bytes_per_s", bandwidth.copy_bytes_per_s},
+        {"decode_roofline_share", weight_share},
+        {"decode_roofline_share_with_kv", total_share},
+    };
+    std::cout << out.dump(2) << std::endl;
+    return;
+  }
+  std::cout << fmt::format("model                 {}\n", args.model)
+            << fmt::format("threads               {}\n", pool.size())
+            << fmt::format("sequences             {} x ({} prompt + {} decode tokens), medians of {}\n", o.concurrency,
+                           o.prompt_tokens, o.decode_tokens, o.repeats)
+            << fmt::format("prefill               {:.1f} tokens/s ({:.2f}% of it compacting the cache)\n",
+                           result.prefill_tokens_per_s, result.compaction_share * 100.0)
+            << fmt::format("decode                {:.2f} tokens/s aggregate ({:.3f} ms/step)\n", result.decode_tokens_per_s,
+                           result.decode_seconds_per_step * 1e3)
+            << fmt::format("bytes per decode step {:.1f} MB weights + {:.1f} MB KV\n", result.weight_bytes_per_step / 1e6,
+                           result.kv_bytes_per_step / 1e6)
+            << fmt::format("decode reads          {:.2f} GB/s of weights, {:.2f} GB/s with KV\n",
+                           result.weight_bytes_per_s / 1e9, result.decode_bytes_per_s / 1e9);
+  if (args.bandwidth_mib > 0)
+    std::cout << fmt::format("memory bandwidth      {:.2f} GB/s read, {:.2f} GB/s copy (best of 5, {} MiB buffer)\n",
+                             peak / 1e9, bandwidth.copy_bytes_per_s / 1e9, args.bandwidth_mib)
+              << fmt::format("decode roofline share {:.1f}% (weights only), {:.1f}% with KV\n", weight_share * 100.0,
+                             total_share * 100.0);
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand("bench", "Measure prefill/decode tokens/s and the decode bandwidth roofline");
+  add_model_options(cmd, args->model, args->tokenizer, args->threads);
+  cmd->add_option("--concurrency", args->options.concurrency, "sequences decoded together")->check(CLI::PositiveNumber);
+  cmd->add_option("--prompt-tokens", args->options.prompt_tokens, "prompt length")->check(CLI::PositiveNumber);
+  cmd->add_option("--decode-tokens", args->options.decode_tokens, "decode steps")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeats", args->options.repeats, "runs; the median is reported")->check(CLI::PositiveNumber);
+  cmd->add_option("--tp", args->options.graphs.shards, "tensor-parallel shards")->check(CLI::PositiveNumber);
+  cmd->add_option("--bandwidth-mib", args->bandwidth_mib, "buffer of the bandwidth probe (0 skips it)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  add_cache_options(cmd, args->options.cache);
+  cmd->callback([args] { run_bench(*args); });
+}
+
+}  // namespace snapstream::app

@@ -1,0 +1,107 @@
+// `snapstream generate`: one prompt through the model, text streamed to stdout as it is made,
+// or one JSON object at the end with --json.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "kernels/thread_pool.h"
+#include "runtime/generator.h"
+#include "runtime/utf8_stream.h"
+#include "app/engine_options.h"
+#include "app/commands.h"
+#include "app/model_options.h"
+
+namespace snapstream::app {
+namespace {
+
+struct GenerateArgs {
+  std::string model;
+  std::string tokenizer;
+  std::string prompt;
+  int64_t max_tokens = 256;
+  float temperature = 0.0f;
+  int64_t top_k = 0;
+  float top_p = 1.0f;
+  uint64_t seed = 0;
+  int threads = 0;
+  bool json = false;
+  EngineFlags engine;
+};
+
+void run_generate(const GenerateArgs& args) {
+  const auto model = load_model_logged(args.model, args.tokenizer);
+  kernels::ThreadPool pool(args.threads);
+  const Tokenizer& tokenizer = model->tokenizer;
+  const std::vector<int32_t> prompt_ids = tokenizer.encode(args.prompt, true);
+
+  GenerationOptions options;
+  options.max_tokens = args.max_tokens;
+  options.sampling = {args.temperature, args.top_k, args.top_p, args.seed};
+  options.cache = args.engine.cache;
+  options.graphs = args.engine.graphs;
+  if (args.engine.list_graphs) {
+    SlotKvCache cache(model->config, options.cache.resolved(model->config.context_length), 1);
+    GraphPlan plan = options.graphs;
+    plan.decode_batches = {1};
+    std::cout << describe_plan(*model, GraphRunner(*model, pool, cache, plan), cache);
+    return;
+  }
+  spdlog::info("KV cache: {}", options.cache.resolved(model->config.context_length).describe());
+
+  Utf8Stream stream;
+  int32_t previous = prompt_ids.back();
+  std::string text;
+  auto on_token = [&](int32_t id) {
+    const std::string piece = stream.push(tokenizer.token_bytes(id, previous));
+    previous = id;
+    text += piece;
+    if (!args.json) {
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+      std::fflush(stdout);
+    }
+  };
+  if (!args.json) {
+    std::fwrite(args.prompt.data(), 1, args.prompt.size(), stdout);
+    std::fflush(stdout);
+  }
+  const GenerationResult result = generate(*model, pool, prompt_ids, options, on_token);
+  const std::string tail = stream.finish();
+  text += tail;
+
+  if (args.json) {
+    nlohmann::json out = {
+        {"prompt_ids", result.prompt_ids},
+        {"ids", result.ids},
+        {"text", text},
+        {"finish_reason", result.finish_reason},
+        {"prefill_tokens_per_s", result.prefill_tokens_per_s()},
+        {"decode_tokens_per_s", result.decode_tokens_per_s()},
+    };
+    std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+  } else {
+    std::cout << tail << std::endl;
+  }
+  spdlog::info("{} prompt tokens at {:.1f} tokens/s, {} generated at {:.1f} tokens/s, finish: {}", result.prompt_ids.size(),
+               result.prefill_tokens_per_s(), result.ids.size(), result.decode_tokens_per_s(), result.finish_reason);
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& app) {
+  auto args = std::make_shared<GenerateArgs>();
+  CLI::App* cmd = app.add_subcommand("generate", "Generate text for one prompt");
+  add_model_options(cmd, args->model, args->tokenizer, args->threads);
+  cmd->add_option("--prompt", args->prompt, "prompt text (may be empty)")->required();
+  cmd->add_option("--max-tokens", args->max_tokens, "tokens to generate at most")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--temperature", args->temperature, "0 for greedy decoding")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-k", args->top_k, "keep the k most likely tokens (0: all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-p", args->top_p, "nucleus sampling mass in (0, 1]")->check(CLI::Range(0.0f, 1.0f));
+  cmd->add_option("--seed", args->seed, "sampling seed");
+  cmd->add_flag("--json", args->json, "print one JSON object with ids, text and speeds instead of streaming text");
+  add_engine_options(cmd, args->engine);
+  cmd->callback([args] { run_generate(*args); });
+}
+
+}  // namespace snapstream::app

@@ -1,0 +1,167 @@
+// `snapstream serve`: the OpenAI-compatible HTTP server. It listens at once (answering 503
+// while the model loads), then serves until SIGINT or SIGTERM, when it stops accepting, lets
+// running requests finish within a grace period, ends the rest with an error event, and exits 0.
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "kernels/thread_pool.h"
+#include "runtime/engine.h"
+#include "server/api/api_server.h"
+#include "app/commands.h"
+#include "app/model_options.h"
+#include "app/engine_options.h"
+#include "server/http/http_server.h"
+#include "app/settings_sources.h"
+
+namespace snapstream::app {
+namespace {
+
+namespace api = server::api;
+namespace http = server::http;
+
+struct ServeArgs {
+  std::string model;
+  std::string tokenizer;
+  std::string host = "127.0.0.1";
+  uint16_t port = 8000;
+  int64_t slots = 8;
+  int64_t max_waiting = 256;
+  int threads = 0;
+  int io_threads = 2;
+  std::string api_key;
+  std::string served_model_name;
+  uint64_t body_limit = 8u << 20;
+  double read_timeout = 30.0;
+  int64_t max_connections = 512;
+  double grace_period = 10.0;
+  EngineFlags engine;
+};
+
+EngineOptions serve_engine_options(const ServeArgs& args) {
+  EngineOptions options;
+  options.slots = args.slots;
+  options.max_waiting = args.max_waiting;
+  options.cache = args.engine.cache;
+  options.graphs = args.engine.graphs;
+  apply_emulation(args.engine, options);
+  return options;
+}
+
+// --list-graphs: what serving would compile and allocate, without listening.
+void list_serve_graphs(const ServeArgs& args) {
+  const auto model = load_model_logged(args.model, args.tokenizer);
+  kernels::ThreadPool pool(args.threads);
+  Engine engine(*model, pool, serve_engine_options(args));
+  std::cout << describe_plan(*model, engine.runner(), engine.cache());
+}
+
+void run_serve(const ServeArgs& args) {
+  namespace net = boost::asio;
+  // The serving objects live on the heap: this frame stays small and plainly aligned.
+  const auto io_owner = std::make_unique<net::io_context>();
+  net::io_context& io = *io_owner;
+  api::ServingHandler handler;
+  http::ServerLimits limits;
+  limits.body_bytes = args.body_limit;
+  limits.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(args.read_timeout * 1000));
+  limits.max_connections = args.max_connections;
+  const auto server_owner = std::make_unique<http::HttpServer>(
+      io, limits, [&handler](const http::Request& request, std::shared_ptr<http::Responder> responder) {
+        handler.handle(request, std::move(responder));
+      });
+  http::HttpServer& server = *server_owner;
+  const uint16_t port = server.listen(args.host, args.port);
+  spdlog::info("listening on http://{}:{} (503 until the model is loaded)", args.host, port);
+
+  auto stop_owner = std::make_unique<std::promise<int>>();
+  std::promise<int>& stop = *stop_owner;
+  const auto signals = std::make_unique<net::signal_set>(io, SIGINT, SIGTERM);
+  signals->async_wait([&stop](const boost::system::error_code& ec, int signal) {
+    if (!ec) stop.set_value(signal);
+  });
+  std::vector<std::thread> io_threads;
+  for (int i = 0; i < std::max(1, args.io_threads); ++i) io_threads.emplace_back([&io] { io.run(); });
+  auto stop_io = [&] {
+    io.stop();
+    for (auto& t : io_threads) t.join();
+  };
+
+  try {
+    const auto started = std::chrono::steady_clock::now();
+    spdlog::info("loading {}", args.model);
+    const auto model = load_model_logged(args.model, args.tokenizer);
+    const auto pool = std::make_unique<kernels::ThreadPool>(args.threads);
+    spdlog::info("compiling graphs and allocating the KV cache");
+    const auto engine_owner = std::make_unique<Engine>(*model, *pool, serve_engine_options(args));
+    Engine& engine = *engine_owner;
+    spdlog::info("{}", describe_plan(*model, engine.runner(), engine.cache()));
+
+    api::ApiOptions api_options{args.served_model_name, args.api_key};
+    if (api_options.served_model_name.empty()) api_options.served_model_name = std::filesystem::path(args.model).stem().string();
+    auto api = std::make_shared<api::ApiServer>(engine, *model, api_options, io.get_executor());
+    spdlog::info("chat template: {}{}", api::chat_format_name(api->chat_format()),
+                 model->chat_template.empty() ? " (the model file has none; the plain fallback)"
+                 : api->chat_format() == api::ChatFormat::Plain ? " (the model file's template is not a known family)"
+                                                                 : " (from the model file)");
+    handler.set_api(api);
+    spdlog::info("serving '{}' on http://{}:{} with {} slots, ready in {:.1f} s", api_options.served_model_name, args.host, port,
+                 args.slots, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+
+    const int signal = stop.get_future().get();
+    spdlog::info("signal {}: no new connections; {:.0f} s for running requests to finish", signal, args.grace_period);
+    server.stop_accepting();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(args.grace_period * 1000));
+    while (std::chrono::steady_clock::now() < deadline) {
+      const EngineStats stats = engine.stats();
+      if (stats.running == 0 && stats.waiting == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    engine.shutdown();  // what is left ends as cancelled: its clients get a final error event
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    server.close_all();
+    stop_io();
+    handler.set_api(nullptr);
+    spdlog::info("stopped");
+  } catch (...) {
+    server.close_all();
+    stop_io();
+    throw;
+  }
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* cmd = app.add_subcommand("serve", "serve the OpenAI-compatible HTTP API");
+  add_model_options(cmd, args->model, args->tokenizer, args->threads);
+  cmd->add_option("--host", args->host, "address to listen on");
+  cmd->add_option("--port", args->port, "port to listen on (0: any free port, logged)");
+  cmd->add_option("--slots", args->slots, "sequences decoded together at most")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-waiting", args->max_waiting, "requests queued for a slot at most; more get 429")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--io-threads", args->io_threads, "network threads")->check(CLI::PositiveNumber);
+  cmd->add_option("--api-key", args->api_key, "require 'Authorization: Bearer KEY' (not on /health and /metrics)");
+  cmd->add_option("--served-model-name", args->served_model_name, "the model name clients use (default: the file's stem)");
+  cmd->add_option("--body-limit", args->body_limit, "largest request body in bytes; larger ones get 413")->check(CLI::PositiveNumber);
+  cmd->add_option("--read-timeout", args->read_timeout, "seconds to receive a request, and to keep an idle connection")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-connections", args->max_connections, "open connections at most; more get 503")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--grace-period", args->grace_period, "seconds running requests get to finish on shutdown")
+      ->check(CLI::NonNegativeNumber);
+  add_engine_options(cmd, args->engine);
+  add_emulation_options(cmd, args->engine);
+  add_config_option(cmd);
+  cmd->callback([args] { args->engine.list_graphs ? list_serve_graphs(*args) : run_serve(*args); });
+}
+
+}  // namespace snapstream::app

@@ -1,0 +1,61 @@
+// Engine flags and the start-up plan report.
+#include "app/engine_options.h"
+
+#include <fmt/format.h>
+
+#include "dataflow_sim/errors.h"
+#include "runtime/errors.h"
+#include "app/cache_options.h"
+#include "app/config_files.h"
+
+namespace snapstream::app {
+
+void add_engine_options(CLI::App* command, EngineFlags& flags) {
+  command->add_option("--tp", flags.graphs.shards, "tensor-parallel shards (run one after another on the CPU)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--no-kernel-looping{false}", flags.graphs.kernel_looping, "compile one kernel per layer instead of a loop");
+  command->add_flag("--list-graphs", flags.list_graphs, "print the compiled graphs and the KV memory plan, then exit");
+  add_cache_options(command, flags.cache);
+}
+
+void add_emulation_options(CLI::App* command, EngineFlags& flags) {
+  command->add_option("--system", flags.system, "hardware config every step is priced on, for the emulated clock ('none': off)")
+      ->capture_default_str()
+      ->each([&flags](const std::string&) { flags.system_given = true; });
+  command->add_option("--emulate", flags.emulate,
+                      "model config to price steps as (a proxy: tokens still come from --model), e.g. deepseek-r1-671b");
+  command->add_flag("--pace", flags.pace, "hold each step's tokens until the emulated device would have produced them");
+}
+
+void apply_emulation(const EngineFlags& flags, EngineOptions& options) {
+  options.pace = flags.pace;
+  if (flags.system == "none") {
+    if (!flags.emulate.empty() || flags.pace) throw ConfigError("--emulate and --pace need a --system to price steps on");
+    return;
+  }
+  try {
+    dataflow_sim::EmulationOptions emulation;
+    emulation.system = dataflow_sim::load_system(resolve_config("hardware", flags.system));
+    if (!flags.emulate.empty()) emulation.proxy = dataflow_sim::load_model_spec(resolve_config("models", flags.emulate));
+    emulation.kernel_looping = options.graphs.kernel_looping;
+    options.emulation = std::move(emulation);
+    options.emulation_optional = !flags.system_given && flags.emulate.empty();
+  } catch (const dataflow_sim::SimulationError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+std::string describe_plan(const Model& model, const GraphRunner& runner, const SlotKvCache& cache) {
+  const SnapStreamConfig& config = cache.config();
+  const int64_t context = model.config.context_length;
+  const int64_t full = SlotKvCache::full_cache_bytes(model.config, context);
+  std::string text = fmt::format("compiled graphs ({} compiles, arena {} bytes):\n", runner.graphs().compiles(), runner.arena_bytes());
+  text += runner.graphs().describe();
+  text += fmt::format("KV cache: {}\n", config.describe());
+  text += fmt::format("  {} slots x {} bytes = {} bytes; a full cache of {} positions would hold {} bytes per slot ({:.2f}x)\n",
+                      cache.slots(), cache.bytes_per_slot(), cache.total_bytes(), context, full,
+                      static_cast<double>(full) / static_cast<double>(cache.bytes_per_slot()));
+  return text;
+}
+
+}  // namespace snapstream::app

@@ -1,0 +1,38 @@
+// The options every engine-running command shares: slots, tensor parallelism, graph listing
+// and the SnapStream cache; and the start-up report of graphs and KV memory.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "runtime/engine.h"
+#include "runtime/graph_runner.h"
+#include "runtime/model.h"
+#include "runtime/snapstream_config.h"
+
+namespace snapstream::app {
+
+struct EngineFlags {
+  SnapStreamConfig cache;
+  GraphPlan graphs;
+  bool list_graphs = false;
+  std::string system = "sn40l";  // hardware config the steps are priced on; "none": no emulation
+  bool system_given = false;     // --system was on the command line (not the default)
+  std::string emulate;           // model config to price steps as (a proxy); empty: the served model
+  bool pace = false;
+};
+
+// Registers --tp, --no-kernel-looping, --list-graphs and the cache options.
+void add_engine_options(CLI::App* command, EngineFlags& flags);
+
+// Registers --system, --emulate and --pace, for the commands that run the engine.
+void add_emulation_options(CLI::App* command, EngineFlags& flags);
+
+// The engine's emulated device from the flags (configs loaded, errors as ConfigError).
+void apply_emulation(const EngineFlags& flags, EngineOptions& options);
+
+// The compiled graphs with their arena sizes, and the KV cache plan (bytes per slot and in
+// all, SnapStream against the full cache), as printed by --list-graphs and logged at start-up.
+std::string describe_plan(const Model& model, const GraphRunner& runner, const SlotKvCache& cache);
+
+}  // namespace snapstream::app

@@ -1,0 +1,37 @@
+// Entry point of the `snapstream` binary: subcommand dispatch and the mapping of errors to
+// exit codes (2 for unusable input files, configs or arguments; 1 for anything else).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+
+#include "runtime/errors.h"
+#include "app/commands.h"
+#include "app/settings_sources.h"
+
+int main(int argc, char** argv) {
+  if (argc < 1) return 2;
+  // stdout carries generated text and JSON; logs go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("snapstream"));
+  spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+
+  CLI::App app{"snapstream: LLM inference with SnapStream KV-cache compression on an emulated SN40L"};
+  snapstream::app::add_all_commands(app, argc, argv);
+
+  try {
+    const std::vector<std::string> args = snapstream::app::expand_settings(
+        app, snapstream::app::serve_settings_sources(), std::vector<std::string>(argv, argv + argc));
+    app.name(args.front());
+    std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes the arguments last first
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const snapstream::InputError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,23 @@
+// Model file options and the load log line.
+#include "app/model_options.h"
+
+#include <spdlog/spdlog.h>
+
+namespace snapstream::app {
+
+void add_model_options(CLI::App* command, std::string& model, std::string& tokenizer, int& threads) {
+  command->add_option("--model", model, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
+  command->add_option("--tokenizer", tokenizer, "llama2.c tokenizer file (default: tok<vocab>.bin beside the model)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--threads", threads, "compute threads (0: one per core)")->check(CLI::NonNegativeNumber);
+}
+
+std::unique_ptr<Model> load_model_logged(const std::string& model, const std::string& tokenizer) {
+  auto loaded = load_model(model, tokenizer);
+  const ModelConfig& c = loaded->config;
+  spdlog::info("loaded {} ({}): dim {}, {} layers, {} heads ({} kv), vocab {}, context {}", model, loaded->format, c.dim,
+               c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.context_length);
+  return loaded;
+}
+
+}  // namespace snapstream::app

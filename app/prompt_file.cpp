@@ -1,0 +1,44 @@
+// JSONL prompt parsing with a line number on every error.
+#include "app/prompt_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/errors.h"
+#include "eval/jsonl_file.h"
+
+namespace snapstream::app {
+namespace {
+
+template <typename T>
+T field(const nlohmann::json& line, const char* key, T fallback) {
+  if (!line.contains(key) || line.at(key).is_null()) return fallback;
+  const auto& value = line.at(key);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!value.is_number()) throw InvalidRequestError(std::string("'") + key + "' must be a number");
+  } else {
+    if (!value.is_number_integer()) throw InvalidRequestError(std::string("'") + key + "' must be an integer");
+  }
+  return value.get<T>();
+}
+
+}  // namespace
+
+std::vector<PromptLine> read_prompt_file(const std::string& path) {
+  std::vector<PromptLine> prompts;
+  eval::read_jsonl(path, "prompts", [&](const nlohmann::json& line) {
+    if (!line.contains("prompt") || !line.at("prompt").is_string()) throw InvalidRequestError("'prompt' must be a string");
+    PromptLine prompt;
+    prompt.prompt = line.at("prompt").get<std::string>();
+    prompt.max_tokens = field<int64_t>(line, "max_tokens", 256);
+    if (prompt.max_tokens < 0) throw InvalidRequestError("'max_tokens' must be >= 0");
+    prompt.sampling.temperature = field<float>(line, "temperature", 0.0f);
+    prompt.sampling.top_k = field<int64_t>(line, "top_k", 0);
+    prompt.sampling.top_p = field<float>(line, "top_p", 1.0f);
+    prompt.sampling.seed = field<uint64_t>(line, "seed", 0);
+    prompt.sampling.validate();
+    prompts.push_back(std::move(prompt));
+  });
+  return prompts;
+}
+
+}  // namespace snapstream::app

@@ -1,0 +1,66 @@
+// Measuring what a cache policy costs on real weights: a prompt is prefilled under the policy,
+// its continuation is teacher-forced through decode steps (so the ring evicts as in serving),
+// and the model's log-probability of each true token and its own top choice are recorded;
+// then the same prompt generates freely and greedily. Several documents run together, one
+// per slot of a static cache.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/thread_pool.h"
+#include "runtime/graph_runner.h"
+#include "runtime/model.h"
+#include "runtime/slot_kv_cache.h"
+#include "runtime/snapstream_config.h"
+
+namespace snapstream::eval {
+
+struct EvalDocument {
+  std::span<const int32_t> prompt;        // L tokens
+  std::span<const int32_t> continuation;  // M tokens
+};
+
+struct DocumentRun {
+  std::vector<double> logprobs;  // log p(continuation[j] | everything before it), j = 0..M-1
+  std::vector<int32_t> argmax;   // the model's most likely token at each of those positions
+  std::vector<int32_t> greedy;   // free-running greedy tokens after the prompt (EOS included)
+  // With capture on: at each teacher-forced decode step j (1..M-1), each layer and KV group,
+  // the attention probability of every position (the group's query heads averaged), laid out
+  // [step][layer][group][position] with a stride of the model's context.
+  std::vector<float> attention;
+  // Given a reference run with captured attention: the share of the reference's attention mass
+  // on positions this cache held (and the token itself), averaged over steps, layers and heads.
+  double attention_recall = -1.0;
+};
+
+class CacheEvaluator {
+ public:
+  // `cache` is resolved against the model's context. Throws ConfigError for a bad policy.
+  CacheEvaluator(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& cache, int64_t slots);
+
+  // Runs up to slots() documents together. `reference`, when given, holds one run with captured
+  // attention per document, for the recall. Throws InvalidRequestError when a document does
+  // not fit the context or has no prompt or continuation.
+  std::vector<DocumentRun> run(std::span<const EvalDocument> documents, int64_t greedy_tokens,
+                               std::span<const DocumentRun> reference = {});
+
+  // Record each teacher-forced step's attention probabilities (DocumentRun::attention).
+  void capture_attention(bool on) { capture_ = on; }
+
+  int64_t slots() const { return cache_.slots(); }
+  const SlotKvCache& cache() const { return cache_; }
+
+ private:
+  const Model& model_;
+  SlotKvCache cache_;
+  GraphRunner runner_;
+  std::vector<float> logits_;
+  bool capture_ = false;
+};
+
+// log softmax(logits)[token], computed in double.
+double token_logprob(std::span<const float> logits, int32_t token);
+
+}  // namespace snapstream::eval

@@ -1,0 +1,143 @@
+// Tables, CSV and plots of evaluation results.
+#include "eval/eval_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include "runtime/errors.h"
+#include "eval/gnuplot.h"
+
+namespace snapstream::eval {
+namespace {
+
+// The rows with default window, pooling and positions: the ones the plots draw.
+bool is_base(const EvalResult& r, const EvalPlan& plan) {
+  return r.row.window == plan.windows.front() && r.row.pool_kernel == plan.pool_kernels.front() &&
+         r.row.positions == plan.positions.front();
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) throw ConfigError("cannot write " + path.string());
+}
+
+std::string plot_script(const std::filesystem::path& dir, const std::vector<std::string>& policies, const std::string& png,
+                        int column, const std::string& ylabel, const std::string& title) {
+  std::string script = fmt::format(
+      "set terminal pngcairo size 800,500 noenhanced font ',10'\nset output '{}'\nset datafile separator ','\n"
+      "set title '{}'\nset xlabel 'budget C (cache positions per sequence)'\nset ylabel '{}'\nset logscale x 2\nset grid\n"
+      "set key top right\nplot ",
+      (dir / png).string(), title, ylabel);
+  for (size_t i = 0; i < policies.size(); ++i)
+    script += fmt::format("{}'{}' using 1:{} with linespoints title '{}'", i ? ", " : "", (dir / (policies[i] + ".dat")).string(),
+                          column, policies[i]);
+  return script + "\n";
+}
+
+// Plain statements read off the default-setting rows: whether SnapStream's NLL gap is below each
+// simpler policy's at every budget, and where it is not.
+std::string findings(const std::vector<EvalResult>& results, const EvalPlan& plan) {
+  std::map<std::pair<std::string, int64_t>, const EvalResult*> base;
+  for (const auto& r : results)
+    if (is_base(r, plan)) base[{r.row.policy, r.row.budget}] = &r;
+  std::string md = "\n## What the numbers show\n\n";
+  for (const std::string other : {"streaming", "random"}) {
+    std::vector<std::string> worse;
+    int64_t compared = 0;
+    for (const int64_t budget : plan.budgets) {
+      const auto a = base.find({"snapstream", budget}), b = base.find({other, budget});
+      if (a == base.end() || b == base.end()) continue;
+      ++compared;
+      if (a->second->nll_gap() >= b->second->nll_gap())
+        worse.push_back(fmt::format("C = {} ({:+.4f} against {:+.4f})", budget, a->second->nll_gap(), b->second->nll_gap()));
+    }
+    if (compared == 0) continue;
+    if (worse.empty())
+      md += fmt::format("- SnapStream's NLL gap is below {}'s at every budget.\n", other);
+    else
+      md += fmt::format("- SnapStream's NLL gap is not below {}'s at {} of {} budgets: {}.\n", other, worse.size(), compared,
+                        fmt::join(worse, "; "));
+  }
+  for (const int64_t budget : plan.budgets) {
+    const auto a = base.find({"snapstream", budget});
+    if (a == base.end()) continue;
+    const EvalResult& r = *a->second;
+    md += fmt::format("- SnapStream at C = {}: NLL gap {:+.4f} nats per token ({:+.1f}% perplexity), teacher-forced agreement "
+                      "{:.1f}%, first 16 greedy tokens {:.1f}% equal, attention recall {:.1f}%.\n",
+                      budget, r.nll_gap(), 100 * (std::exp(r.nll_gap()) - 1), 100 * r.greedy_agreement, 100 * r.agree16,
+                      100 * r.attention_recall);
+  }
+  return md;
+}
+
+}  // namespace
+
+std::string eval_table(const std::vector<EvalResult>& results) {
+  std::string out = fmt::format("{:<11} {:>6} {:>6} {:>5} {:<10} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8}\n", "policy",
+                                "budget", "window", "pool", "positions", "nll", "nll_gap", "ppl", "agree_tf", "agree16", "agree64",
+                                "recall");
+  for (const auto& r : results)
+    out += fmt::format("{:<11} {:>6} {:>6} {:>5} {:<10} {:>8.4f} {:>+8.4f} {:>8.3f} {:>8.1f}% {:>7.1f}% {:>7.1f}% {:>7.1f}%\n",
+                       r.row.policy, r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(),
+                       std::exp(r.nll), 100 * r.greedy_agreement, 100 * r.agree16, 100 * r.agree64, 100 * r.attention_recall);
+  if (!results.empty())
+    out += fmt::format("full cache: nll {:.4f}, perplexity {:.3f}\n", results.front().nll_full, std::exp(results.front().nll_full));
+  return out;
+}
+
+std::string eval_csv(const std::vector<EvalResult>& results) {
+  std::string out = "policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,attention_recall\n";
+  for (const auto& r : results)
+    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", r.row.policy, r.row.budget,
+                       r.row.window, r.row.pool_kernel, r.row.positions, r.documents, r.nll, r.nll_full, r.nll_gap(),
+                       r.greedy_agreement, r.agree16, r.agree64, r.attention_recall);
+  return out;
+}
+
+void write_eval_report(const std::filesystem::path& dir, const EvalSetting& setting, const std::vector<EvalResult>& results) {
+  std::filesystem::create_directories(dir);
+  write_file(dir / "results.csv", eval_csv(results));
+  // One data file per policy (budget, gap, agreement) for the plots.
+  std::map<std::string, std::string> series;
+  std::vector<std::string> policies;
+  for (const auto& r : results) {
+    if (!is_base(r, setting.plan)) continue;
+    if (!series.count(r.row.policy)) policies.push_back(r.row.policy);
+    series[r.row.policy] += fmt::format("{},{:.6f},{:.6f}\n", r.row.budget, r.nll_gap(), 100 * r.greedy_agreement);
+  }
+  for (const auto& [policy, data] : series) write_file(dir / (policy + ".dat"), data);
+  run_gnuplot(plot_script(dir, policies, "nll_gap.png", 2, "NLL gap to the full cache (nats per token)",
+                          setting.model + ": NLL gap against budget"),
+              (dir / "nll_gap.png").string());
+  run_gnuplot(plot_script(dir, policies, "agreement.png", 3, "greedy agreement with the full cache (%)",
+                          setting.model + ": teacher-forced top-1 agreement against budget"),
+              (dir / "agreement.png").string());
+  for (const auto& policy : policies) std::filesystem::remove(dir / (policy + ".dat"));
+
+  std::string md = fmt::format("# SnapStream against simpler cache policies on {}\n\n", setting.model);
+  md += fmt::format(
+      "{} documents ({}; {} too short were dropped), each a prompt of L = {} tokens and a continuation of M = {}. "
+      "The prompt is prefilled under the policy with a cache of C positions per sequence; the continuation is then "
+      "teacher-forced through decode steps, so the ring evicts as in serving. Sink S = {}; SnapStream and random keep "
+      "a ring of C/2, streaming (StreamingLLM) a ring of C - S. Regenerate with:\n\n```sh\n{}\n```\n\n",
+      setting.documents, setting.texts, setting.dropped_short, setting.plan.prompt_length, setting.plan.continue_length,
+      setting.plan.sink, setting.command);
+  md += "| policy | C | window | pool | positions | NLL | NLL gap | perplexity | greedy agreement | agree@16 | agree@64 | "
+        "attention recall |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : results)
+    md += fmt::format("| {} | {} | {} | {} | {} | {:.4f} | {:+.4f} | {:.3f} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% |\n",
+                      r.row.policy, r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(),
+                      std::exp(r.nll), 100 * r.greedy_agreement, 100 * r.agree16, 100 * r.agree64, 100 * r.attention_recall);
+  if (!results.empty())
+    md += fmt::format("\nFull cache: NLL {:.4f} nats per token, perplexity {:.3f}.\n", results.front().nll_full,
+                      std::exp(results.front().nll_full));
+  md += findings(results, setting.plan);
+  md += "\n![NLL gap against budget](nll_gap.png)\n\n![Greedy agreement against budget](agreement.png)\n";
+  write_file(dir / "report.md", md);
+}
+
+}  // namespace snapstream::eval

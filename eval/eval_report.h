@@ -1,0 +1,28 @@
+// The outputs of `snapstream eval`: a table on stdout, results.csv, report.md and PNG plots of
+// the NLL gap and greedy agreement against the budget, one line per policy.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "eval/eval_run.h"
+
+namespace snapstream::eval {
+
+std::string eval_table(const std::vector<EvalResult>& results);
+std::string eval_csv(const std::vector<EvalResult>& results);
+
+struct EvalSetting {
+  std::string model;
+  std::string texts;         // where the documents came from
+  int64_t documents = 0;
+  int64_t dropped_short = 0;
+  EvalPlan plan;
+  std::string command;       // the command line that regenerates the report
+};
+
+// Writes results.csv, report.md, nll_gap.png and agreement.png into `dir`.
+void write_eval_report(const std::filesystem::path& dir, const EvalSetting& setting, const std::vector<EvalResult>& results);
+
+}  // namespace snapstream::eval

@@ -1,0 +1,130 @@
+// Rows of an evaluation and their measures. Every row reuses the full cache's runs of the same
+// documents as its reference.
+#include "eval/eval_run.h"
+
+#include <algorithm>
+
+#include "eval/cache_eval.h"
+#include "runtime/errors.h"
+
+namespace snapstream::eval {
+namespace {
+
+constexpr int64_t kGreedyTokens = 64;
+
+SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t sink, int64_t window, int64_t pool_kernel,
+                              const std::string& positions, uint64_t seed) {
+  SnapStreamConfig c;
+  c.capacity = budget;
+  c.sink = sink;
+  c.window = window;
+  c.pool_kernel = pool_kernel;
+  c.positions = positions == "reindexed" ? PositionMode::Reindexed : PositionMode::Original;
+  if (positions != "original" && positions != "reindexed") throw ConfigError("positions are 'original' or 'reindexed', not '" + positions + "'");
+  if (policy == "streaming") {
+    c.ring = budget - sink;  // sinks and recent tokens only: no selected prompt positions
+  } else if (policy == "random") {
+    c.selection = Selection::Random;
+    c.selection_seed = seed;
+  } else if (policy != "snapstream") {
+    throw ConfigError("unknown policy '" + policy + "' (snapstream, streaming or random)");
+  }
+  return c;
+}
+
+double share_equal(const std::vector<int32_t>& a, const std::vector<int32_t>& b, size_t count) {
+  const size_t n = std::min({count, a.size(), b.size()});
+  size_t same = 0;
+  for (size_t i = 0; i < n; ++i) same += a[i] == b[i];
+  return n > 0 ? static_cast<double>(same) / static_cast<double>(n) : 0.0;
+}
+
+// The full cache's runs capture their attention; every other run measures recall against them.
+std::vector<DocumentRun> run_all(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& cache, const EvalPlan& plan,
+                                 const std::vector<std::vector<int32_t>>& documents, std::span<const DocumentRun> reference) {
+  CacheEvaluator evaluator(model, pool, cache, std::min<int64_t>(plan.slots, static_cast<int64_t>(documents.size())));
+  evaluator.capture_attention(reference.empty());
+  std::vector<DocumentRun> runs;
+  for (size_t first = 0; first < documents.size(); first += static_cast<size_t>(evaluator.slots())) {
+    std::vector<EvalDocument> batch;
+    for (size_t i = first; i < std::min(documents.size(), first + static_cast<size_t>(evaluator.slots())); ++i) {
+      const std::span<const int32_t> ids(documents[i]);
+      batch.push_back({ids.first(static_cast<size_t>(plan.prompt_length)),
+                       ids.subspan(static_cast<size_t>(plan.prompt_length), static_cast<size_t>(plan.continue_length))});
+    }
+    const auto references = reference.empty() ? reference : reference.subspan(first, batch.size());
+    for (auto& run : evaluator.run(batch, kGreedyTokens, references)) runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace
+
+std::vector<EvalRow> plan_rows(const EvalPlan& plan) {
+  if (plan.windows.empty() || plan.pool_kernels.empty() || plan.positions.empty() || plan.policies.empty() || plan.budgets.empty())
+    throw ConfigError("an evaluation needs at least one policy, budget, window, pooling width and positions mode");
+  std::vector<EvalRow> rows;
+  auto add = [&](const std::string& policy, int64_t budget, int64_t window, int64_t pool, const std::string& positions) {
+    rows.push_back({policy, budget, window, pool, positions,
+                    policy_cache(policy, budget, plan.sink, window, pool, positions, plan.seed)});
+  };
+  const int64_t window = plan.windows.front(), pool = plan.pool_kernels.front();
+  const std::string& positions = plan.positions.front();
+  for (const auto& policy : plan.policies)
+    for (const int64_t budget : plan.budgets) add(policy, budget, window, pool, positions);
+  const bool snapstream = std::find(plan.policies.begin(), plan.policies.end(), "snapstream") != plan.policies.end();
+  for (const int64_t budget : plan.budgets) {
+    for (size_t i = 1; snapstream && i < plan.windows.size(); ++i) add("snapstream", budget, plan.windows[i], pool, positions);
+    for (size_t i = 1; snapstream && i < plan.pool_kernels.size(); ++i) add("snapstream", budget, window, plan.pool_kernels[i], positions);
+    for (size_t i = 1; i < plan.positions.size(); ++i)
+      for (const auto& policy : plan.policies) add(policy, budget, window, pool, plan.positions[i]);
+  }
+  return rows;
+}
+
+std::vector<EvalResult> run_eval(const Model& model, kernels::ThreadPool& pool, const EvalPlan& plan,
+                                 const std::vector<std::vector<int32_t>>& documents,
+                                 const std::function<void(int64_t, int64_t)>& progress) {
+  if (documents.empty()) throw InvalidRequestError("there are no documents to evaluate on");
+  const std::vector<EvalRow> rows = plan_rows(plan);
+  for (const auto& row : rows) row.cache.resolved(model.config.context_length);  // reject bad rows before any work
+  const auto total = static_cast<int64_t>(rows.size()) + 1;
+  SnapStreamConfig full;
+  full.full_cache = true;
+  const std::vector<DocumentRun> reference = run_all(model, pool, full, plan, documents, {});
+  if (progress) progress(1, total);
+  double nll_full = 0;
+  int64_t tokens = 0;
+  for (const auto& r : reference) {
+    for (const double lp : r.logprobs) nll_full -= lp;
+    tokens += static_cast<int64_t>(r.logprobs.size());
+  }
+  nll_full /= static_cast<double>(tokens);
+
+  std::vector<EvalResult> results;
+  for (const EvalRow& row : rows) {
+    const std::vector<DocumentRun> runs = run_all(model, pool, row.cache, plan, documents, reference);
+    EvalResult result{row, static_cast<int64_t>(documents.size())};
+    result.nll_full = nll_full;
+    int64_t agree = 0;
+    for (size_t d = 0; d < runs.size(); ++d) {
+      for (size_t j = 0; j < runs[d].logprobs.size(); ++j) {
+        result.nll -= runs[d].logprobs[j];
+        agree += runs[d].argmax[j] == reference[d].argmax[j];
+      }
+      result.agree16 += share_equal(runs[d].greedy, reference[d].greedy, 16);
+      result.agree64 += share_equal(runs[d].greedy, reference[d].greedy, 64);
+      result.attention_recall += runs[d].attention_recall;
+    }
+    result.attention_recall /= static_cast<double>(runs.size());
+    result.nll /= static_cast<double>(tokens);
+    result.greedy_agreement = static_cast<double>(agree) / static_cast<double>(tokens);
+    result.agree16 /= static_cast<double>(runs.size());
+    result.agree64 /= static_cast<double>(runs.size());
+    results.push_back(std::move(result));
+    if (progress) progress(static_cast<int64_t>(results.size()) + 1, total);
+  }
+  return results;
+}
+
+}  // namespace snapstream::eval

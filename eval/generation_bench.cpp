@@ -1,0 +1,82 @@
+// Timing loops over the graph runner itself, so the numbers exclude sampling and detokenising.
+#include "eval/generation_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "runtime/errors.h"
+#include "runtime/slot_kv_cache.h"
+
+namespace snapstream::eval {
+namespace {
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options) {
+  const ModelConfig& c = model.config;
+  const int64_t n = options.concurrency, prompt_tokens = options.prompt_tokens, steps = options.decode_tokens;
+  if (n < 1 || prompt_tokens < 1 || steps < 1 || options.repeats < 1)
+    throw InvalidRequestError("concurrency, prompt tokens, decode tokens and repeats must all be at least 1");
+  if (prompt_tokens + steps > c.context_length)
+    throw InvalidRequestError("prompt + decode tokens (" + std::to_string(prompt_tokens + steps) + ") exceed the context of " +
+                              std::to_string(c.context_length));
+  // Ids past the special and byte tokens, spread over the vocabulary; each sequence its own.
+  const int64_t first_id = std::min<int64_t>(259, c.vocab_size - 1);
+  std::vector<std::vector<int32_t>> prompts(static_cast<size_t>(n));
+  for (int64_t s = 0; s < n; ++s) {
+    auto& prompt = prompts[static_cast<size_t>(s)];
+    prompt.push_back(model.tokenizer.bos_id());
+    for (int64_t i = 1; i < prompt_tokens; ++i)
+      prompt.push_back(static_cast<int32_t>(first_id + (i * 7919 + s * 104729) % (c.vocab_size - first_id)));
+  }
+
+  const SnapStreamConfig config = options.cache.resolved(c.context_length);
+  SlotKvCache cache(c, config, n);
+  GraphPlan plan = options.graphs;
+  plan.decode_batches = {n};
+  plan.prefill_lengths = {prompt_tokens};
+  GraphRunner runner(model, pool, cache, plan);
+  std::vector<float> logits(static_cast<size_t>(n * c.vocab_size));
+  std::vector<DecodeInput> inputs(static_cast<size_t>(n));
+  std::vector<double> prefill_times, compaction_times, decode_times;
+  for (int r = 0; r < options.repeats; ++r) {
+    const double compaction_before = runner.compaction_seconds();
+    auto start = std::chrono::steady_clock::now();
+    for (int64_t s = 0; s < n; ++s) runner.prefill(prompts[static_cast<size_t>(s)], s, logits.data());
+    prefill_times.push_back(seconds_since(start));
+    compaction_times.push_back(runner.compaction_seconds() - compaction_before);
+    start = std::chrono::steady_clock::now();
+    for (int64_t step = 0; step < steps; ++step) {
+      for (int64_t s = 0; s < n; ++s)
+        inputs[static_cast<size_t>(s)] = {prompts[static_cast<size_t>(s)][static_cast<size_t>(step % prompt_tokens)], s};
+      runner.decode(inputs, logits.data());
+    }
+    decode_times.push_back(seconds_since(start));
+  }
+
+  GenerationBenchResult result;
+  const double prefill = median(prefill_times), decode = median(decode_times);
+  result.prefill_tokens_per_s = static_cast<double>(n * prompt_tokens) / prefill;
+  result.compaction_share = median(compaction_times) / prefill;
+  result.decode_seconds_per_step = decode / static_cast<double>(steps);
+  result.decode_tokens_per_s = static_cast<double>(n * steps) / decode;
+  result.weight_bytes_per_step = model.weights.bytes_read_per_token();
+  // Each step reads the live slots of every sequence: its whole context, or at most C.
+  const double mean_context = static_cast<double>(prompt_tokens) + static_cast<double>(steps - 1) / 2.0;
+  const double live = std::min(mean_context, static_cast<double>(config.capacity));
+  result.kv_bytes_per_step =
+      static_cast<int64_t>(static_cast<double>(n) * live * 2.0 * static_cast<double>(c.kv_dim() * c.n_layers) * 4.0);
+  result.weight_bytes_per_s = static_cast<double>(result.weight_bytes_per_step) / result.decode_seconds_per_step;
+  result.decode_bytes_per_s =
+      static_cast<double>(result.weight_bytes_per_step + result.kv_bytes_per_step) / result.decode_seconds_per_step;
+  return result;
+}
+
+}  // namespace snapstream::eval

@@ -1,0 +1,38 @@
+// Serving throughput on this machine: N sequences prefilled into N slots, then decoded together
+// through the compiled graphs, with the bytes each decode step must read.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/thread_pool.h"
+#include "runtime/graph_runner.h"
+#include "runtime/model.h"
+#include "runtime/snapstream_config.h"
+
+namespace snapstream::eval {
+
+struct GenerationBenchOptions {
+  int64_t concurrency = 1;  // sequences decoded together
+  int64_t prompt_tokens = 128;
+  int64_t decode_tokens = 64;
+  int repeats = 3;          // runs; medians are reported
+  SnapStreamConfig cache;   // SnapStream by default; full_cache for the baseline
+  GraphPlan graphs;
+};
+
+struct GenerationBenchResult {
+  double prefill_tokens_per_s = 0.0;    // prompt tokens / prefill time, over all sequences
+  double compaction_share = 0.0;        // share of prefill time spent compacting (SnapKV included)
+  double decode_tokens_per_s = 0.0;     // aggregate: every sequence's tokens / decode time
+  double decode_seconds_per_step = 0.0;
+  int64_t weight_bytes_per_step = 0;    // matrices read once per step
+  int64_t kv_bytes_per_step = 0;        // live KV of every sequence, averaged over the run
+  double weight_bytes_per_s = 0.0;      // weights / time per step: the roofline measure
+  double decode_bytes_per_s = 0.0;      // (weights + KV) / time per step
+};
+
+// Prompts are ids drawn deterministically from the vocabulary; decode feeds fixed inputs, so
+// EOS cannot end the run early. Throws InvalidRequestError if the lengths exceed the context.
+GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options);
+
+}  // namespace snapstream::eval

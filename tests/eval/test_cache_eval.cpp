@@ -1,0 +1,109 @@
+// The evaluation harness's measurements: with room for every token all policies equal the full
+// cache exactly, and teacher-forced log-probabilities match a naive computation.
+#include <catch2/catch.hpp>
+
+#include "eval/cache_eval.h"
+#include "runtime/generator.h"
+#include "tests/support/golden_text.h"
+#include "tests/support/test_paths.h"
+
+using namespace snapstream;
+using namespace snapstream::eval;
+
+namespace {
+
+std::vector<int32_t> golden_text_ids(const Model& model, size_t length) {
+  auto ids = test::golden_story_ids(model, *test::models_dir_or_skip());
+  REQUIRE(ids.size() >= length);
+  ids.resize(length);
+  return ids;
+}
+
+SnapStreamConfig policy(const std::string& name, int64_t capacity) {
+  SnapStreamConfig c;
+  if (name == "full") {
+    c.full_cache = true;
+    return c;
+  }
+  c.capacity = capacity;
+  if (name == "streaming") c.ring = capacity - c.sink;
+  if (name == "random") c.selection = Selection::Random;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("with room for every token, every policy equals the full cache exactly", "[eval]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(2);
+  const auto ids = golden_text_ids(*model, 160);
+  const std::span<const int32_t> all(ids);
+  const EvalDocument documents[] = {{all.first(100), all.subspan(100, 60)}, {all.first(90), all.subspan(90, 60)}};
+  CacheEvaluator full(*model, pool, policy("full", 0), 2);
+  full.capture_attention(true);
+  const auto reference = full.run(documents, 64);
+  const std::string name = GENERATE("snapstream", "streaming", "random");
+  INFO(name);
+  CacheEvaluator evaluator(*model, pool, policy(name, 164), 2);  // 100 + 64 greedy tokens fit
+  const auto runs = evaluator.run(documents, 64, reference);
+  for (size_t d = 0; d < 2; ++d) {
+    CHECK(runs[d].logprobs == reference[d].logprobs);
+    CHECK(runs[d].argmax == reference[d].argmax);
+    CHECK(runs[d].greedy == reference[d].greedy);
+    CHECK(runs[d].attention_recall == Approx(1.0).margin(1e-5));  // every position held
+  }
+}
+
+TEST_CASE("a smaller budget evicts, and the policies then differ from the full cache", "[eval]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(2);
+  const auto ids = golden_text_ids(*model, 300);
+  const std::span<const int32_t> all(ids);
+  const EvalDocument documents[] = {{all.first(200), all.subspan(200, 100)}};
+  CacheEvaluator full(*model, pool, policy("full", 0), 1);
+  full.capture_attention(true);
+  const auto reference = full.run(documents, 16);
+  // The captured attention of each step is a distribution per layer and group.
+  const auto& c = model->config;
+  const size_t stride = static_cast<size_t>(c.context_length);
+  for (size_t block = stride * static_cast<size_t>(c.n_layers * c.n_kv_heads); block < reference[0].attention.size(); block += stride * 7) {
+    double sum = 0;
+    for (size_t p = 0; p < stride; ++p) sum += reference[0].attention[block + p];
+    CHECK(sum == Approx(1.0).margin(1e-4));
+  }
+  for (const char* name : {"snapstream", "streaming", "random"}) {
+    INFO(name);
+    CacheEvaluator evaluator(*model, pool, policy(name, 48), 1);
+    const auto runs = evaluator.run(documents, 16, reference);
+    CHECK(runs[0].logprobs != reference[0].logprobs);
+    CHECK(runs[0].attention_recall > 0.3);
+    CHECK(runs[0].attention_recall < 0.999);
+  }
+}
+
+// Naive: each continuation token's log-probability from a prefill of everything before it.
+TEST_CASE("teacher-forced log-probabilities match a prefill of every prefix", "[eval]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  kernels::ThreadPool pool(2);
+  const auto ids = golden_text_ids(*model, 60);
+  const std::span<const int32_t> all(ids);
+  const EvalDocument documents[] = {{all.first(40), all.subspan(40, 20)}};
+  CacheEvaluator evaluator(*model, pool, policy("full", 0), 1);
+  const auto runs = evaluator.run(documents, 0);
+  REQUIRE(runs[0].logprobs.size() == 20);
+  for (size_t j = 0; j < 20; ++j) {
+    GenerationOptions options;
+    options.max_tokens = 1;
+    options.cache.full_cache = true;
+    const auto result = generate(*model, pool, all.first(40 + j), options);
+    const double naive = token_logprob(result.first_logits, ids[40 + j]);
+    INFO("continuation token " << j);
+    CHECK(runs[0].logprobs[j] == Approx(naive).margin(1e-4));
+  }
+}
