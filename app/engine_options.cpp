@@ -3,10 +3,11 @@
 
 #include <fmt/format.h>
 
-#include "dataflow_sim/errors.h"
-#include "runtime/errors.h"
 #include "app/cache_options.h"
 #include "app/config_files.h"
+#include "app/emulated_device.h"
+#include "dataflow_sim/errors.h"
+#include "runtime/errors.h"
 
 namespace snapstream::app {
 
@@ -34,12 +35,12 @@ void apply_emulation(const EngineFlags& flags, EngineOptions& options) {
     return;
   }
   try {
-    dataflow_sim::EmulationOptions emulation;
+    EmulationOptions emulation;
     emulation.system = dataflow_sim::load_system(resolve_config("hardware", flags.system));
     if (!flags.emulate.empty()) emulation.proxy = dataflow_sim::load_model_spec(resolve_config("models", flags.emulate));
     emulation.kernel_looping = options.graphs.kernel_looping;
-    options.emulation = std::move(emulation);
-    options.emulation_optional = !flags.system_given && flags.emulate.empty();
+    options.step_clock = emulated_step_clock(emulation);
+    options.step_clock_optional = !flags.system_given && flags.emulate.empty();
   } catch (const dataflow_sim::SimulationError& e) {
     throw ConfigError(e.what());
   }

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <thread>
 
-#include "dataflow_sim/errors.h"
 #include "runtime/scheduler.h"
 #include "runtime/stop_rule.h"
 #include "runtime/token_logprobs.h"
@@ -23,16 +22,16 @@ Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions opti
       runner_(model, pool, cache_, options.graphs) {
   if (options_.max_waiting < 0) throw ConfigError("the waiting queue size must be >= 0");
   if (options_.prefill_token_budget < 1) throw ConfigError("the prefill token budget must be >= 1");
-  if (options_.pace && !options_.emulation) throw ConfigError("pacing needs an emulated device to pace to");
-  if (options_.emulation) {
+  if (options_.pace && !options_.step_clock) throw ConfigError("pacing needs an emulated device to pace to");
+  if (options_.step_clock) {
     try {
-      device_ = std::make_unique<dataflow_sim::EmulatedDevice>(*options_.emulation, runner_.graphs(), model.config.context_length);
-    } catch (const dataflow_sim::SimulationError& e) {
-      if (!options_.emulation_optional || options_.pace)
+      step_clock_ = options_.step_clock(runner_.graphs(), model.config.context_length);
+    } catch (const ConfigError& e) {
+      if (!options_.step_clock_optional || options_.pace)
         throw ConfigError(std::string("the emulated device cannot run these graphs: ") + e.what());
       spdlog::warn("no emulated device clock: {}", e.what());
     }
-    if (device_) spdlog::info("emulated device: {}", device_->description());
+    if (step_clock_) spdlog::info("emulated device: {}", step_clock_->footprint().description);
   }
   for (int64_t slot = options_.slots - 1; slot >= 0; --slot) free_slots_.push_back(slot);
   stats_.free_slots = options_.slots;
@@ -63,7 +62,7 @@ std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
   spec.sampling.validate();
 
   auto stream = std::make_shared<RequestStream>();
-  if (device_) stream->set_device_submitted_at(device_clock_.load());
+  if (step_clock_) stream->set_device_submitted_at(device_clock_.load());
   {
     std::lock_guard lock(mutex_);
     if (!failure_.empty()) throw EngineFailedError(failure_);
@@ -147,8 +146,8 @@ void Engine::publish_slots() {
 }
 
 void Engine::charge_device(const graph::GraphKey& key, int64_t first_position, std::chrono::steady_clock::time_point started) {
-  if (!device_) return;
-  const double seconds = device_->seconds(key, first_position);
+  if (!step_clock_) return;
+  const double seconds = step_clock_->seconds(key, first_position);
   if (options_.pace) std::this_thread::sleep_until(started + std::chrono::duration<double>(seconds));
   device_clock_.store(device_clock_.load() + seconds);
   std::lock_guard lock(mutex_);
@@ -271,7 +270,7 @@ bool Engine::take_token(Sequence& sequence, const float* logits) {
   TokenEvent event = sequence.spec.top_logprobs >= 0
                          ? token_event({logits, static_cast<size_t>(model_.config.vocab_size)}, token, sequence.spec.top_logprobs)
                          : TokenEvent{token, 0.0f, {}, {}};
-  if (device_) event.device_at = device_clock_.load();
+  if (step_clock_) event.device_at = device_clock_.load();
   sequence.stream->push(std::move(event));
   sequence.next_input = token;
   ++sequence.generated;

@@ -13,13 +13,13 @@
 #include <thread>
 #include <vector>
 
-#include "dataflow_sim/emulated_device.h"
 #include "kernels/thread_pool.h"
 #include "runtime/errors.h"
 #include "runtime/model.h"
 #include "runtime/request_stream.h"
-#include "runtime/slot_kv_cache.h"
 #include "runtime/graph_runner.h"
+#include "runtime/slot_kv_cache.h"
+#include "runtime/step_clock.h"
 
 namespace snapstream {
 
@@ -41,12 +41,12 @@ struct EngineOptions {
   int64_t prefill_token_budget = 2048;  // prompt tokens prefilled per step (see scheduler.h)
   SnapStreamConfig cache;               // resolved against the model at start
   GraphPlan graphs;                     // buckets and tensor parallelism of the compiled graphs
-  // The emulated accelerator each step is charged to; none: no emulated clock.
-  std::optional<dataflow_sim::EmulationOptions> emulation;
+  // Builds the emulated accelerator each step is charged to; empty: no emulated clock.
+  StepClockFactory step_clock;
   bool pace = false;  // hold each step's tokens until the emulated device would have made them
   // When the emulated device cannot hold the served graphs: start without it (a warning)
   // instead of refusing to start. For a default the user did not ask for.
-  bool emulation_optional = false;
+  bool step_clock_optional = false;
 };
 
 struct EngineStats {
@@ -81,8 +81,8 @@ class Engine {
   EngineStats stats() const;
   const SlotKvCache& cache() const { return cache_; }
   const GraphRunner& runner() const { return runner_; }
-  // The emulated accelerator, when the engine has one.
-  const dataflow_sim::EmulatedDevice* device() const { return device_.get(); }
+  // The emulated accelerator's clock, when the engine has one.
+  const StepClock* step_clock() const { return step_clock_.get(); }
   // Stops the engine thread; requests not yet finished end as cancelled.
   void shutdown();
   // Empty while the engine works; after an internal fault stopped it, what went wrong.
@@ -130,7 +130,7 @@ class Engine {
   EngineOptions options_;
   SlotKvCache cache_;
   GraphRunner runner_;
-  std::unique_ptr<dataflow_sim::EmulatedDevice> device_;
+  std::unique_ptr<StepClock> step_clock_;
   std::atomic<double> device_clock_{0.0};  // written by the engine thread only
   std::vector<float> logits_;
 

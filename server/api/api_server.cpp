@@ -49,7 +49,7 @@ ApiServer::ApiServer(Engine& engine, const Model& model, ApiOptions options, boo
       options_(std::move(options)),
       executor_(std::move(executor)),
       chat_format_(detect_chat_format(model.chat_template)),
-      metrics_(options_.served_model_name, SlotKvCache::full_cache_bytes(model.config, 1), engine.device()),
+      metrics_(options_.served_model_name, SlotKvCache::full_cache_bytes(model.config, 1), engine.step_clock()),
       created_(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
 
 bool ApiServer::authorized(const http::Request& request) const {

@@ -252,10 +252,10 @@ class Job : public std::enable_shared_from_this<Job> {
   // The request's timings on the emulated device's clock, and what that device is; null
   // without one. A proxy says so: the timings are another model's, the text this one's.
   json emulation() const {
-    const dataflow_sim::EmulatedDevice* device = context_.engine.device();
+    const StepClock* device = context_.engine.step_clock();
     if (device == nullptr) return nullptr;
-    const auto& f = device->footprint();
-    json e = {{"device", device->description()}, {"system", f.system}, {"proxy", f.proxy}, {"tp", f.tp}};
+    const EmulatedFootprint& f = device->footprint();
+    json e = {{"device", f.description}, {"system", f.system}, {"proxy", f.proxy}, {"tp", f.tp}};
     if (f.proxy) e["priced_as_model"] = f.model;
     double submitted = -1, first = -1, last = -1;
     int64_t tokens = 0;

@@ -3,8 +3,7 @@
 // back until the emulated device would have produced them.
 #include <catch2/catch.hpp>
 
-#include "dataflow_sim/hardware_spec.h"
-#include "dataflow_sim/model_spec.h"
+#include "app/emulated_device.h"
 #include "runtime/engine.h"
 #include "tests/support/test_paths.h"
 
@@ -15,10 +14,10 @@ namespace {
 EngineOptions emulated(bool proxy, bool pace) {
   EngineOptions options;
   options.slots = 4;
-  dataflow_sim::EmulationOptions emulation;
+  app::EmulationOptions emulation;
   emulation.system = dataflow_sim::load_system(test::configs_dir() / "hardware" / "sn40l-16.json");
   if (proxy) emulation.proxy = dataflow_sim::load_model_spec(test::configs_dir() / "models" / "deepseek-r1-671b.json");
-  options.emulation = emulation;
+  options.step_clock = app::emulated_step_clock(emulation);
   options.pace = pace;
   return options;
 }
@@ -49,7 +48,7 @@ TEST_CASE("every step advances the emulated clock by its graph's start-up price"
   const bool proxy = GENERATE(false, true);
   INFO((proxy ? "priced as DeepSeek-R1 on 16 sockets" : "priced as itself on 16 sockets"));
   Engine engine(*model, pool, emulated(proxy, false));
-  REQUIRE(engine.device() != nullptr);
+  REQUIRE(engine.step_clock() != nullptr);
   const RequestSpec spec = story_request(*model);
   const auto prompt_length = static_cast<int64_t>(spec.prompt_ids.size());
   double submitted = -1;
@@ -57,14 +56,14 @@ TEST_CASE("every step advances the emulated clock by its graph's start-up price"
   REQUIRE(events.size() == 12);
   CHECK(submitted == 0.0);
   const auto& graphs = engine.runner().graphs();
-  const double prefill = engine.device()->seconds(graphs.prefill(prompt_length).key, 0);
-  const double decode = engine.device()->seconds(graphs.decode(1).key);
+  const double prefill = engine.step_clock()->seconds(graphs.prefill(prompt_length).key, 0);
+  const double decode = engine.step_clock()->seconds(graphs.decode(1).key, 0);
   CHECK(prefill > 0);
   CHECK(decode > 0);
   CHECK(events.front().device_at - submitted == Approx(prefill).epsilon(1e-12));
   for (size_t i = 1; i < events.size(); ++i) CHECK(events[i].device_at - events[i - 1].device_at == Approx(decode).epsilon(1e-9));
   CHECK(engine.stats().device_seconds == Approx(prefill + 11 * decode).epsilon(1e-9));
-  CHECK(engine.device()->footprint().proxy == proxy);
+  CHECK(engine.step_clock()->footprint().proxy == proxy);
 }
 
 TEST_CASE("a proxy prices steps as another model but leaves the tokens alone", "[engine][emulation]") {
@@ -74,7 +73,7 @@ TEST_CASE("a proxy prices steps as another model but leaves the tokens alone", "
   kernels::ThreadPool pool(2);
   double submitted = 0;
   Engine plain(*model, pool, EngineOptions{});
-  CHECK(plain.device() == nullptr);
+  CHECK(plain.step_clock() == nullptr);
   const auto reference = run(plain, story_request(*model), submitted);
   CHECK(reference.front().device_at == -1.0);
   Engine proxied(*model, pool, emulated(true, false));

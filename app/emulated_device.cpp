@@ -3,7 +3,7 @@
 // grows with the positions before it, so prefill graphs are priced at both ends of the
 // context and interpolated between (attention's work is linear in those positions; the
 // overlap of compute and memory makes the total only nearly so).
-#include "dataflow_sim/emulated_device.h"
+#include "app/emulated_device.h"
 
 #include <algorithm>
 
@@ -13,8 +13,11 @@
 #include "graph/decoder_builder.h"
 #include "graph/errors.h"
 #include "graph/passes.h"
+#include "runtime/errors.h"
 
-namespace snapstream::dataflow_sim {
+namespace snapstream::app {
+
+using dataflow_sim::SimulationError;
 namespace {
 
 // The accelerator computes in BF16: f32 checkpoints are priced as BF16.
@@ -60,29 +63,25 @@ EmulatedDevice::EmulatedDevice(const EmulationOptions& options, const graph::Gra
 
   const int64_t slots = served.max_decode_batch();
   const graph::Graph sizing = compile({graph::Phase::Decode, slots, 1});
-  const MemoryPlan plan = plan_device_memory(sizing, options.system.device, shape.kv_capacity, slots);
-  const StepPricer pricer(options.system, plan.expert_ddr_fraction);
-  footprint_.weight_bytes = plan.weight_bytes;
-  footprint_.hbm_bytes = plan.hbm_bytes;
+  const dataflow_sim::MemoryPlan plan = dataflow_sim::plan_device_memory(sizing, options.system.device, shape.kv_capacity, slots);
+  const dataflow_sim::StepPricer pricer(options.system, plan.expert_ddr_fraction);
   footprint_.kv_bytes_per_sequence = plan.kv_bytes_per_sequence;
   footprint_.weight_hbm_bytes = plan.hbm_bytes - plan.kv_bytes_per_sequence * static_cast<double>(slots);
-  footprint_.ddr_bytes = plan.ddr_bytes;
 
   for (const graph::Graph& g : served.graphs()) {
     const graph::GraphKey key = g.key;
     const graph::Graph priced = key.phase == graph::Phase::Decode && key.batch == slots ? sizing : compile(key);
     Priced p;
     if (key.phase == graph::Phase::Decode) {
-      const StepPrice step = pricer.price(priced, shape.kv_capacity, shape.kv_capacity);
+      const dataflow_sim::StepPrice step = pricer.price(priced, shape.kv_capacity, shape.kv_capacity);
       p.at_start = p.at_end = step.seconds();
       footprint_.sram_bytes = std::max(footprint_.sram_bytes, step.sram_bytes);
       if (key.batch == slots) {
-        footprint_.full_batch_step_seconds = step.seconds();
         footprint_.pcu_utilisation = step.flops / (options.system.device.peak_flops * step.seconds());
       }
     } else {
       p.span = std::max<int64_t>(0, max_context - key.length);
-      const StepPrice first = pricer.price(priced, 0, shape.kv_capacity);
+      const dataflow_sim::StepPrice first = pricer.price(priced, 0, shape.kv_capacity);
       p.at_start = first.seconds();
       p.at_end = p.span > 0 ? pricer.price(priced, p.span, shape.kv_capacity).seconds() : p.at_start;
       footprint_.sram_bytes = std::max(footprint_.sram_bytes, first.sram_bytes);
@@ -91,6 +90,9 @@ EmulatedDevice::EmulatedDevice(const EmulationOptions& options, const graph::Gra
   }
   const double sram = options.system.device.sram_bytes();
   footprint_.pmu_utilisation = sram > 0 ? footprint_.sram_bytes / sram : 0;
+  const EmulatedFootprint& f = footprint_;
+  footprint_.description = (f.proxy ? "proxy: steps priced as " + f.model + " on " : "steps priced on ") + f.system + " (TP " +
+                           std::to_string(f.tp) + ")" + (f.proxy ? ", tokens computed by the served model" : "");
 }
 
 double EmulatedDevice::seconds(const graph::GraphKey& key, int64_t first_position) const {
@@ -102,10 +104,14 @@ double EmulatedDevice::seconds(const graph::GraphKey& key, int64_t first_positio
   return p.at_start + (p.at_end - p.at_start) * share;
 }
 
-std::string EmulatedDevice::description() const {
-  const DeviceFootprint& f = footprint_;
-  return (f.proxy ? "proxy: steps priced as " + f.model + " on " : "steps priced on ") + f.system + " (TP " + std::to_string(f.tp) +
-         ")" + (f.proxy ? ", tokens computed by the served model" : "");
+StepClockFactory emulated_step_clock(const EmulationOptions& options) {
+  return [options](const graph::GraphCache& graphs, int64_t max_context) -> std::unique_ptr<StepClock> {
+    try {
+      return std::make_unique<EmulatedDevice>(options, graphs, max_context);
+    } catch (const SimulationError& e) {
+      throw ConfigError(e.what());
+    }
+  };
 }
 
-}  // namespace snapstream::dataflow_sim
+}  // namespace snapstream::app
