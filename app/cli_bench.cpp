@@ -30,7 +30,7 @@ void run_bench(const BenchArgs& args) {
   const auto& o = args.options;
   spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model,
                pool.size(), o.concurrency, o.prompt_tokens, o.decode_tokens, o.repeats,
-               o.cache.resolved(model->config.context_length).describe());
+               o.cache.resolved(model->shape.context_length).describe());
   const auto result = eval::run_generation_bench(*model, pool, o);
   eval::BandwidthResult bandwidth;
   if (args.bandwidth_mib > 0) bandwidth = eval::measure_bandwidth(pool, args.bandwidth_mib << 20, 5);
@@ -45,7 +45,7 @@ void run_bench(const BenchArgs& args) {
         {"concurrency", o.concurrency},
         {"prompt_tokens", o.prompt_tokens},
         {"decode_tokens", o.decode_tokens},
-        {"kv_capacity", o.cache.resolved(model->config.context_length).capacity},
+        {"kv_capacity", o.cache.resolved(model->shape.context_length).capacity},
         {"full_cache", o.cache.full_cache},
         {"prefill_tokens_per_s", result.prefill_tokens_per_s},
         {"compaction_share_of_prefill", result.compaction_share},

@@ -5,8 +5,6 @@
 #include <iostream>
 
 #include "dataflow_sim/calibration.h"
-#include "dataflow_sim/errors.h"
-#include "runtime/errors.h"
 #include "app/commands.h"
 #include "app/config_files.h"
 
@@ -32,21 +30,17 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--file", *file, "calibration rows (default: configs/calibration.json)");
   cmd->add_flag("--fit", *fit, "search the parameters' grids for the values that fit the rows best");
   cmd->callback([file, fit] {
-    try {
-      const auto path = file->empty() ? config_root() / "calibration.json" : std::filesystem::path(*file);
-      const dataflow_sim::Calibration calibration(path, config_root());
-      std::cout << "with the calibrated values of configs/hardware:\n";
-      print_rows(calibration, calibration.evaluate());
-      if (!*fit) return;
-      const auto best = calibration.fit();
-      std::cout << fmt::format("\nbest fit (worst error over the fitted rows {:.1f}%):\n", 100 * best.worst_error);
-      for (size_t i = 0; i < best.values.size(); ++i)
-        std::cout << fmt::format("  {} {} = {:g}\n", calibration.parameters()[i].device, calibration.parameters()[i].key, best.values[i]);
-      std::cout << "\n";
-      print_rows(calibration, calibration.evaluate(best.values));
-    } catch (const dataflow_sim::SimulationError& e) {
-      throw ConfigError(e.what());
-    }
+    const auto path = file->empty() ? config_root() / "calibration.json" : std::filesystem::path(*file);
+    const dataflow_sim::Calibration calibration(path, config_root());
+    std::cout << "with the calibrated values of configs/hardware:\n";
+    print_rows(calibration, calibration.evaluate());
+    if (!*fit) return;
+    const auto best = calibration.fit();
+    std::cout << fmt::format("\nbest fit (worst error over the fitted rows {:.1f}%):\n", 100 * best.worst_error);
+    for (size_t i = 0; i < best.values.size(); ++i)
+      std::cout << fmt::format("  {} {} = {:g}\n", calibration.parameters()[i].device, calibration.parameters()[i].key, best.values[i]);
+    std::cout << "\n";
+    print_rows(calibration, calibration.evaluate(best.values));
   });
 }
 

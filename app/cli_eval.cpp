@@ -68,9 +68,9 @@ void run_eval_command(const EvalArgs& a) {
   if (a.texts.empty() == (a.generate == 0)) throw ConfigError("give either --texts FILE.jsonl or --generate N");
   const auto model = load_model_logged(a.model, a.tokenizer);
   const int64_t length = a.prompt_length + a.continue_length;
-  if (length > model->config.context_length)
+  if (length > model->shape.context_length)
     throw ConfigError("--prompt-len + --continue-len (" + std::to_string(length) + ") exceed the model's context of " +
-                      std::to_string(model->config.context_length));
+                      std::to_string(model->shape.context_length));
   kernels::ThreadPool pool(a.threads);
   eval::EvalPlan plan;
   plan.prompt_length = a.prompt_length;

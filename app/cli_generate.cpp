@@ -42,13 +42,13 @@ void run_generate(const GenerateArgs& args) {
   options.cache = args.engine.cache;
   options.graphs = args.engine.graphs;
   if (args.engine.list_graphs) {
-    SlotKvCache cache(model->config, options.cache.resolved(model->config.context_length), 1);
+    SlotKvCache cache(model->shape, options.cache.resolved(model->shape.context_length), 1);
     GraphPlan plan = options.graphs;
     plan.decode_batches = {1};
     std::cout << describe_plan(*model, GraphRunner(*model, pool, cache, plan), cache);
     return;
   }
-  spdlog::info("KV cache: {}", options.cache.resolved(model->config.context_length).describe());
+  spdlog::info("KV cache: {}", options.cache.resolved(model->shape.context_length).describe());
 
   Utf8Stream stream;
   int32_t previous = prompt_ids.back();

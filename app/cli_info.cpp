@@ -27,11 +27,11 @@ void print_gguf(const GgufFile& gguf) {
 }
 
 void print_config(const Model& model) {
-  const ModelConfig& c = model.config;
+  const graph::ModelShape& c = model.shape;
   std::cout << model.path << ": " << model.format << " checkpoint\n"
-            << "  dim " << c.dim << ", hidden_dim " << c.hidden_dim << ", layers " << c.n_layers << ", heads " << c.n_heads
-            << ", kv_heads " << c.n_kv_heads << ", head_dim " << c.head_dim() << "\n"
-            << "  vocab " << c.vocab_size << ", context " << c.context_length << ", rope_theta " << c.rope_theta << ", norm_eps "
+            << "  dim " << c.dim << ", hidden_dim " << c.hidden_dim << ", layers " << c.layers << ", heads " << c.heads
+            << ", kv_heads " << c.kv_heads << ", head_dim " << c.head_dim << "\n"
+            << "  vocab " << c.vocab << ", context " << c.context_length << ", rope_theta " << c.rope_theta << ", norm_eps "
             << c.norm_eps << ", embeddings " << (c.tied_embeddings ? "tied" : "untied") << "\n"
             << "  weight bytes read per decode step: " << model.weights.bytes_read_per_token() << "\n";
 }

@@ -24,7 +24,9 @@ kernels::DType parse_dtype(const std::string& name) {
 
 void run_make_model(const MakeModelArgs& args) {
   SyntheticModelOptions options;
-  options.config = load_model_config(args.shape);
+  options.shape = load_model_config(args.shape);
+  if (!options.shape.runs_on_cpu())
+    throw ConfigError(options.shape.name + " is not a Llama-family shape (grouped attention, dense MLPs): the CPU engine cannot run it");
   options.dtype = parse_dtype(args.dtype);
   options.seed = args.seed;
   spdlog::info("writing {} ({} weights, seed {}) to {}", args.shape, args.dtype, args.seed, args.out);

@@ -66,29 +66,25 @@ dataflow_sim::SimulationOptions options_from(const SimulateArgs& a) {
 }
 
 void run(const SimulateArgs& a) {
-  try {
-    const auto model = dataflow_sim::load_model_spec(resolve_config("models", a.model));
-    const auto system = dataflow_sim::load_system(resolve_config("hardware", a.system));
-    if (!a.sweep.axis.empty()) {
-      SweepSpec sweep = a.sweep;
-      sweep.kv_capacity = a.full_cache ? 0 : a.kv_capacity;
-      run_sweep(model, system, options_from(a), sweep);
-      return;
-    }
-    const dataflow_sim::Deployment deployment(model, system, options_from(a));
-    const auto result = deployment.price(system);
-    if (a.time_pricing > 0)
-      std::cerr << "pricing one step took " << median_pricing_seconds(deployment, system, a.time_pricing) * 1e6
-                << " us (median of " << a.time_pricing << ")\n";
-    if (a.format == "json")
-      std::cout << simulation_json(result).dump(2) << "\n";
-    else if (a.format == "csv")
-      std::cout << simulation_csv_header() << simulation_csv_row(result);
-    else
-      std::cout << simulation_table(result);
-  } catch (const dataflow_sim::SimulationError& e) {
-    throw ConfigError(e.what());
+  const auto model = load_model_config(a.model);
+  const auto system = dataflow_sim::load_system(resolve_config("hardware", a.system));
+  if (!a.sweep.axis.empty()) {
+    SweepSpec sweep = a.sweep;
+    sweep.kv_capacity = a.full_cache ? 0 : a.kv_capacity;
+    run_sweep(model, system, options_from(a), sweep);
+    return;
   }
+  const dataflow_sim::Deployment deployment(model, system, options_from(a));
+  const auto result = deployment.price(system);
+  if (a.time_pricing > 0)
+    std::cerr << "pricing one step took " << median_pricing_seconds(deployment, system, a.time_pricing) * 1e6
+              << " us (median of " << a.time_pricing << ")\n";
+  if (a.format == "json")
+    std::cout << simulation_json(result).dump(2) << "\n";
+  else if (a.format == "csv")
+    std::cout << simulation_csv_header() << simulation_csv_row(result);
+  else
+    std::cout << simulation_table(result);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
-// Finding and reading the JSON files under configs/ (model shapes for now).
+// Finding the JSON files under configs/ by name, and reading model configs by name.
 #pragma once
 
 #include <filesystem>
 #include <string>
 
-#include "runtime/model_config.h"
+#include "graph/model_shape.h"
 
 namespace snapstream::app {
 
@@ -15,7 +15,8 @@ std::filesystem::path config_root();
 // ConfigError listing the known names when neither exists.
 std::filesystem::path resolve_config(const std::string& folder, const std::string& name_or_path);
 
-// configs/models/<name>.json parsed into a ModelConfig; throws ConfigError naming the file.
-ModelConfig load_model_config(const std::string& name);
+// A model config by name (configs/models/<name>.json) or path, through graph's one reader;
+// throws ConfigError when there is no such config and graph::ShapeError for a bad one.
+graph::ModelShape load_model_config(const std::string& name_or_path);
 
 }  // namespace snapstream::app

@@ -23,7 +23,7 @@ namespace {
 // The accelerator computes in BF16: f32 checkpoints are priced as BF16.
 kernels::DType device_dtype(kernels::DType dtype) { return dtype == kernels::DType::F32 ? kernels::DType::BF16 : dtype; }
 
-int32_t pick_tp(const graph::DecoderShape& shape, const EmulationOptions& options) {
+int32_t pick_tp(const graph::ModelShape& shape, const EmulationOptions& options) {
   if (options.tp > 0) return options.tp;
   // The most devices of the system the shape divides among.
   for (int32_t tp = options.system.devices; tp > 1; --tp) {
@@ -40,8 +40,8 @@ int32_t pick_tp(const graph::DecoderShape& shape, const EmulationOptions& option
 
 EmulatedDevice::EmulatedDevice(const EmulationOptions& options, const graph::GraphCache& served, int64_t max_context) {
   if (served.graphs().empty()) throw SimulationError("there are no compiled graphs to price");
-  const graph::DecoderShape& served_shape = served.graphs().front().shape;
-  graph::DecoderShape shape = options.proxy ? options.proxy->shape : served_shape;
+  const graph::ModelShape& served_shape = served.graphs().front().shape;
+  graph::ModelShape shape = options.proxy ? *options.proxy : served_shape;
   shape.kv_capacity = served_shape.kv_capacity;
   shape.weight_dtype = device_dtype(shape.weight_dtype);
   shape.kv_dtype = device_dtype(shape.kv_dtype);

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "dataflow_sim/hardware_spec.h"
-#include "dataflow_sim/model_spec.h"
+#include "graph/model_config_file.h"
 #include "graph/graph_cache.h"
 #include "runtime/step_clock.h"
 
@@ -19,7 +19,7 @@ namespace snapstream::app {
 
 struct EmulationOptions {
   dataflow_sim::SystemSpec system;
-  std::optional<dataflow_sim::ModelSpec> proxy;  // price this model's graphs instead of the served model's
+  std::optional<graph::ModelShape> proxy;  // price this model's graphs instead of the served model's
   int32_t tp = 0;                                // devices the graphs split over; 0: as many as the shape allows
   bool kernel_looping = true;
 };

@@ -6,7 +6,6 @@
 #include "app/cache_options.h"
 #include "app/config_files.h"
 #include "app/emulated_device.h"
-#include "dataflow_sim/errors.h"
 #include "runtime/errors.h"
 
 namespace snapstream::app {
@@ -34,22 +33,18 @@ void apply_emulation(const EngineFlags& flags, EngineOptions& options) {
     if (!flags.emulate.empty() || flags.pace) throw ConfigError("--emulate and --pace need a --system to price steps on");
     return;
   }
-  try {
-    EmulationOptions emulation;
-    emulation.system = dataflow_sim::load_system(resolve_config("hardware", flags.system));
-    if (!flags.emulate.empty()) emulation.proxy = dataflow_sim::load_model_spec(resolve_config("models", flags.emulate));
-    emulation.kernel_looping = options.graphs.kernel_looping;
-    options.step_clock = emulated_step_clock(emulation);
-    options.step_clock_optional = !flags.system_given && flags.emulate.empty();
-  } catch (const dataflow_sim::SimulationError& e) {
-    throw ConfigError(e.what());
-  }
+  EmulationOptions emulation;
+  emulation.system = dataflow_sim::load_system(resolve_config("hardware", flags.system));
+  if (!flags.emulate.empty()) emulation.proxy = load_model_config(flags.emulate);
+  emulation.kernel_looping = options.graphs.kernel_looping;
+  options.step_clock = emulated_step_clock(emulation);
+  options.step_clock_optional = !flags.system_given && flags.emulate.empty();
 }
 
 std::string describe_plan(const Model& model, const GraphRunner& runner, const SlotKvCache& cache) {
   const SnapStreamConfig& config = cache.config();
-  const int64_t context = model.config.context_length;
-  const int64_t full = SlotKvCache::full_cache_bytes(model.config, context);
+  const int64_t context = model.shape.context_length;
+  const int64_t full = SlotKvCache::full_cache_bytes(model.shape, context);
   std::string text = fmt::format("compiled graphs ({} compiles, arena {} bytes):\n", runner.graphs().compiles(), runner.arena_bytes());
   text += runner.graphs().describe();
   text += fmt::format("KV cache: {}\n", config.describe());

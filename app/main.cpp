@@ -5,8 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "runtime/errors.h"
 #include "app/commands.h"
+#include "app/input_errors.h"
 #include "app/settings_sources.h"
 
 int main(int argc, char** argv) {
@@ -26,12 +26,9 @@ int main(int argc, char** argv) {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const snapstream::InputError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return 1;
+    return snapstream::app::is_input_error(e) ? 2 : 1;
   }
   return 0;
 }

@@ -14,9 +14,9 @@ void add_model_options(CLI::App* command, std::string& model, std::string& token
 
 std::unique_ptr<Model> load_model_logged(const std::string& model, const std::string& tokenizer) {
   auto loaded = load_model(model, tokenizer);
-  const ModelConfig& c = loaded->config;
+  const graph::ModelShape& c = loaded->shape;
   spdlog::info("loaded {} ({}): dim {}, {} layers, {} heads ({} kv), vocab {}, context {}", model, loaded->format, c.dim,
-               c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.context_length);
+               c.layers, c.heads, c.kv_heads, c.vocab, c.context_length);
   return loaded;
 }
 

@@ -15,7 +15,7 @@
 namespace snapstream::app {
 namespace {
 
-std::vector<int64_t> default_values(const dataflow_sim::ModelSpec& model, const dataflow_sim::SystemSpec& system,
+std::vector<int64_t> default_values(const graph::ModelShape& model, const dataflow_sim::SystemSpec& system,
                                     const dataflow_sim::SimulationOptions& options, const std::string& axis) {
   std::vector<int64_t> values;
   int64_t last = model.context_length;
@@ -59,7 +59,7 @@ unset multiplot
 
 }  // namespace
 
-void run_sweep(const dataflow_sim::ModelSpec& model, const dataflow_sim::SystemSpec& system,
+void run_sweep(const graph::ModelShape& model, const dataflow_sim::SystemSpec& system,
                const dataflow_sim::SimulationOptions& options, const SweepSpec& sweep) {
   if (sweep.axis != "context" && sweep.axis != "batch") throw ConfigError("--sweep takes 'context' or 'batch'");
   const std::vector<int64_t> values = sweep.values.empty() ? default_values(model, system, options, sweep.axis) : sweep.values;

@@ -20,7 +20,7 @@ struct SweepSpec {
 // Prices every point for the full cache and for SnapStream (C = sweep.kv_capacity, or a
 // quarter of each context). Points that do not fit memory are left out and reported on
 // stderr. Throws ConfigError for a bad axis, and when gnuplot fails.
-void run_sweep(const dataflow_sim::ModelSpec& model, const dataflow_sim::SystemSpec& system,
+void run_sweep(const graph::ModelShape& model, const dataflow_sim::SystemSpec& system,
                const dataflow_sim::SimulationOptions& options, const SweepSpec& sweep);
 
 }  // namespace snapstream::app

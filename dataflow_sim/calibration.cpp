@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dataflow_sim/errors.h"
-#include "dataflow_sim/model_spec.h"
+#include "graph/model_config_file.h"
 #include "dataflow_sim/simulation.h"
 
 namespace snapstream::dataflow_sim {
@@ -86,7 +86,7 @@ Calibration::Calibration(const std::filesystem::path& file, const std::filesyste
         throw SpecError("parameter '" + parameter.key + "' is not a calibrated value, or has no values to try");
       prepared_->parameters.push_back(std::move(parameter));
     }
-    auto model = [&](const std::string& name) { return load_model_spec(configs / "models" / (name + ".json")); };
+    auto model = [&](const std::string& name) { return graph::read_model_config(configs / "models" / (name + ".json")); };
     auto system = [&](const std::string& name) { return load_system(configs / "hardware" / (name + ".json")); };
     for (const json& r : c.at("rows")) {
       Row row;
@@ -102,7 +102,7 @@ Calibration::Calibration(const std::filesystem::path& file, const std::filesyste
         o.max_batch = batch == "max";
         o.batch = o.max_batch ? 1 : std::stoll(batch);
         o.kv_capacity = spec.value("full_cache", false) ? 0 : spec.value("kv_capacity", int64_t{0});
-        const ModelSpec m = model(spec.at("model").get<std::string>());
+        const graph::ModelShape m = model(spec.at("model").get<std::string>());
         const SystemSpec s = system(spec.at("system").get<std::string>());
         const std::string label = m.name + " on " + s.name + (spec.contains("baseline") ? " against " + spec["baseline"].get<std::string>() : "");
         try {

@@ -39,7 +39,7 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& device, int64_t extent, int64_t capacity) {
   const Sizes z{g, device};
-  const graph::DecoderShape& s = g.shape;
+  const graph::ModelShape& s = g.shape;
   const bool decode = g.key.phase == graph::Phase::Decode;
   const double batch = static_cast<double>(g.key.batch), length = static_cast<double>(g.key.length);
   const double heads = static_cast<double>(op.head_end - op.head_begin);

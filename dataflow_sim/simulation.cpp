@@ -12,8 +12,8 @@
 namespace snapstream::dataflow_sim {
 namespace {
 
-graph::Graph decode_graph(const ModelSpec& model, int64_t capacity, int64_t batch, int32_t tp, bool looping) {
-  graph::DecoderShape shape = model.shape;
+graph::Graph decode_graph(const graph::ModelShape& model, int64_t capacity, int64_t batch, int32_t tp, bool looping) {
+  graph::ModelShape shape = model;
   shape.kv_capacity = capacity;
   try {
     return graph::compile(shape, {graph::Phase::Decode, batch, 1}, {tp, looping});
@@ -24,7 +24,7 @@ graph::Graph decode_graph(const ModelSpec& model, int64_t capacity, int64_t batc
 
 // The largest batch whose kernels still place: a kernel's SRAM is its tiles, which do not
 // depend on the batch, plus activations, which grow by the same bytes with every row.
-int64_t sram_batch_limit(const ModelSpec& model, const SystemSpec& system, const graph::Graph& one, int64_t capacity, int32_t tp,
+int64_t sram_batch_limit(const graph::ModelShape& model, const SystemSpec& system, const graph::Graph& one, int64_t capacity, int32_t tp,
                          bool looping) {
   if (system.device.execution != ExecutionModel::FusedLayers) return std::numeric_limits<int64_t>::max();
   const StepPricer sizing(system, 0, false);
@@ -41,7 +41,7 @@ int64_t sram_batch_limit(const ModelSpec& model, const SystemSpec& system, const
 
 }  // namespace
 
-Deployment::Deployment(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options) {
+Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options) {
   if (options.context < 1) throw SimulationError("the context must be at least one token");
   if (options.context > model.context_length)
     throw SimulationError("a context of " + std::to_string(options.context) + " exceeds " + model.name + "'s " +
@@ -76,9 +76,9 @@ Deployment::Deployment(const ModelSpec& model, const SystemSpec& system, const S
 
   // The whole model's cache per sequence: position-split latents add up over the devices;
   // KV heads are held once each, however many devices replicate them.
-  const double holders = model.shape.attention == graph::AttentionKind::Latent
+  const double holders = model.attention == graph::AttentionKind::Latent
                              ? static_cast<double>(tp)
-                             : std::min<double>(tp, static_cast<double>(model.shape.kv_heads));
+                             : std::min<double>(tp, static_cast<double>(model.kv_heads));
   r.kv_bytes_per_sequence = plan_.kv_bytes_per_sequence * holders;
   r.kv_bytes_per_token = r.kv_bytes_per_sequence / static_cast<double>(r.kv_capacity);
   r.weight_bytes_per_socket = plan_.weight_bytes;
@@ -105,7 +105,7 @@ SimulationResult Deployment::price(const SystemSpec& system) const {
   return r;
 }
 
-SimulationResult simulate(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options) {
+SimulationResult simulate(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options) {
   return Deployment(model, system, options).price(system);
 }
 

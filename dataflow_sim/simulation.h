@@ -8,9 +8,9 @@
 
 #include "dataflow_sim/hardware_spec.h"
 #include "dataflow_sim/memory_plan.h"
-#include "dataflow_sim/model_spec.h"
 #include "dataflow_sim/step_pricer.h"
 #include "graph/ir.h"
+#include "graph/model_shape.h"
 
 namespace snapstream::dataflow_sim {
 
@@ -59,7 +59,7 @@ struct SimulationResult {
 class Deployment {
  public:
   // Throws SimulationError (and its kinds) for a deployment that cannot be built or fit.
-  Deployment(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options);
+  Deployment(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options);
 
   // `system` must be the one the deployment was planned on, or a copy with other calibrated
   // values. Throws PlacementError when a kernel does not fit SRAM.
@@ -71,6 +71,6 @@ class Deployment {
   graph::Graph graph_;
 };
 
-SimulationResult simulate(const ModelSpec& model, const SystemSpec& system, const SimulationOptions& options);
+SimulationResult simulate(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options);
 
 }  // namespace snapstream::dataflow_sim

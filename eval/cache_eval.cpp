@@ -49,27 +49,27 @@ double token_logprob(std::span<const float> logits, int32_t token) {
 
 CacheEvaluator::CacheEvaluator(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& cache, int64_t slots)
     : model_(model),
-      cache_(model.config, cache.resolved(model.config.context_length), slots),
+      cache_(model.shape, cache.resolved(model.shape.context_length), slots),
       runner_(model, pool, cache_, GraphPlan{}) {}
 
 std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> documents, int64_t greedy_tokens,
                                              std::span<const DocumentRun> reference) {
-  const auto vocab = static_cast<size_t>(model_.config.vocab_size);
+  const auto vocab = static_cast<size_t>(model_.shape.vocab);
   const auto count = static_cast<int64_t>(documents.size());
   if (count > slots()) throw InvalidRequestError("more documents than evaluation slots");
   int64_t steps = 0;
   for (const EvalDocument& d : documents) {
     const auto length = static_cast<int64_t>(d.prompt.size() + d.continuation.size());
     if (d.prompt.empty() || d.continuation.empty()) throw InvalidRequestError("a document needs a prompt and a continuation");
-    if (std::max<int64_t>(length, static_cast<int64_t>(d.prompt.size()) + greedy_tokens) > model_.config.context_length)
+    if (std::max<int64_t>(length, static_cast<int64_t>(d.prompt.size()) + greedy_tokens) > model_.shape.context_length)
       throw InvalidRequestError("a document of " + std::to_string(length) + " tokens does not fit the context of " +
-                                std::to_string(model_.config.context_length));
+                                std::to_string(model_.shape.context_length));
     steps = std::max(steps, static_cast<int64_t>(d.continuation.size()));
   }
   if (!reference.empty() && reference.size() != documents.size()) throw InvalidRequestError("one reference run per document");
-  const ModelConfig& c = model_.config;
-  const int64_t groups = c.n_kv_heads, stride = c.context_length;
-  const auto step_size = static_cast<size_t>(c.n_layers * groups * stride);
+  const graph::ModelShape& c = model_.shape;
+  const int64_t groups = c.kv_heads, stride = c.context_length;
+  const auto step_size = static_cast<size_t>(c.layers * groups * stride);
   std::vector<DocumentRun> runs(documents.size());
   for (auto& r : runs)
     if (capture_) r.attention.assign(static_cast<size_t>(steps) * step_size, 0.0f);
@@ -83,7 +83,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
   if (capture_)
     runner_.set_attention_observer([&](int64_t layer, int64_t kv_begin, const kernels::AttentionShape& shard,
                                        std::span<const int64_t> slots, const float* q, const float* k) {
-      const int64_t group_size = c.n_heads / c.n_kv_heads;
+      const int64_t group_size = c.heads / c.kv_heads;
       for (size_t r = 0; r < slots.size(); ++r) {
         const int64_t slot = slots[r];
         const LayerCacheView view = cache_.layer_view(slot, layer);
@@ -106,7 +106,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
   auto measure_recall = [&](size_t i, int64_t j) {
     const float* probabilities = reference[i].attention.data() + static_cast<size_t>(j) * step_size;
     const int64_t self = cache_.state(static_cast<int64_t>(i)).length;
-    for (int64_t layer = 0; layer < c.n_layers; ++layer) {
+    for (int64_t layer = 0; layer < c.layers; ++layer) {
       const LayerCacheView view = cache_.layer_view(static_cast<int64_t>(i), layer);
       for (int64_t group = 0; group < groups; ++group) {
         const float* p = probabilities + (layer * groups + group) * stride;

@@ -87,7 +87,7 @@ std::vector<EvalResult> run_eval(const Model& model, kernels::ThreadPool& pool, 
                                  const std::function<void(int64_t, int64_t)>& progress) {
   if (documents.empty()) throw InvalidRequestError("there are no documents to evaluate on");
   const std::vector<EvalRow> rows = plan_rows(plan);
-  for (const auto& row : rows) row.cache.resolved(model.config.context_length);  // reject bad rows before any work
+  for (const auto& row : rows) row.cache.resolved(model.shape.context_length);  // reject bad rows before any work
   const auto total = static_cast<int64_t>(rows.size()) + 1;
   SnapStreamConfig full;
   full.full_cache = true;

@@ -20,7 +20,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options) {
-  const ModelConfig& c = model.config;
+  const graph::ModelShape& c = model.shape;
   const int64_t n = options.concurrency, prompt_tokens = options.prompt_tokens, steps = options.decode_tokens;
   if (n < 1 || prompt_tokens < 1 || steps < 1 || options.repeats < 1)
     throw InvalidRequestError("concurrency, prompt tokens, decode tokens and repeats must all be at least 1");
@@ -28,13 +28,13 @@ GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPo
     throw InvalidRequestError("prompt + decode tokens (" + std::to_string(prompt_tokens + steps) + ") exceed the context of " +
                               std::to_string(c.context_length));
   // Ids past the special and byte tokens, spread over the vocabulary; each sequence its own.
-  const int64_t first_id = std::min<int64_t>(259, c.vocab_size - 1);
+  const int64_t first_id = std::min<int64_t>(259, c.vocab - 1);
   std::vector<std::vector<int32_t>> prompts(static_cast<size_t>(n));
   for (int64_t s = 0; s < n; ++s) {
     auto& prompt = prompts[static_cast<size_t>(s)];
     prompt.push_back(model.tokenizer.bos_id());
     for (int64_t i = 1; i < prompt_tokens; ++i)
-      prompt.push_back(static_cast<int32_t>(first_id + (i * 7919 + s * 104729) % (c.vocab_size - first_id)));
+      prompt.push_back(static_cast<int32_t>(first_id + (i * 7919 + s * 104729) % (c.vocab - first_id)));
   }
 
   const SnapStreamConfig config = options.cache.resolved(c.context_length);
@@ -43,7 +43,7 @@ GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPo
   plan.decode_batches = {n};
   plan.prefill_lengths = {prompt_tokens};
   GraphRunner runner(model, pool, cache, plan);
-  std::vector<float> logits(static_cast<size_t>(n * c.vocab_size));
+  std::vector<float> logits(static_cast<size_t>(n * c.vocab));
   std::vector<DecodeInput> inputs(static_cast<size_t>(n));
   std::vector<double> prefill_times, compaction_times, decode_times;
   for (int r = 0; r < options.repeats; ++r) {
@@ -72,7 +72,7 @@ GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPo
   const double mean_context = static_cast<double>(prompt_tokens) + static_cast<double>(steps - 1) / 2.0;
   const double live = std::min(mean_context, static_cast<double>(config.capacity));
   result.kv_bytes_per_step =
-      static_cast<int64_t>(static_cast<double>(n) * live * 2.0 * static_cast<double>(c.kv_dim() * c.n_layers) * 4.0);
+      static_cast<int64_t>(static_cast<double>(n) * live * 2.0 * static_cast<double>(c.kv_dim() * c.layers) * 4.0);
   result.weight_bytes_per_s = static_cast<double>(result.weight_bytes_per_step) / result.decode_seconds_per_step;
   result.decode_bytes_per_s =
       static_cast<double>(result.weight_bytes_per_step + result.kv_bytes_per_step) / result.decode_seconds_per_step;

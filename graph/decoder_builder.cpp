@@ -12,7 +12,7 @@ namespace {
 
 class Builder {
  public:
-  Builder(const DecoderShape& shape, const GraphKey& key, int32_t shards) : s_(shape), shards_(shards) {
+  Builder(const ModelShape& shape, const GraphKey& key, int32_t shards) : s_(shape), shards_(shards) {
     g_.key = key;
     g_.shape = shape;
     g_.shards = shards;
@@ -231,7 +231,7 @@ class Builder {
     return g_.ops.emplace_back(std::move(op));
   }
 
-  const DecoderShape& s_;
+  const ModelShape& s_;
   int32_t shards_;
   Graph g_;
   int64_t rows_ = 0;
@@ -251,7 +251,7 @@ void require_whole_blocks(kernels::DType dtype, int64_t width) {
                      std::string(kernels::dtype_name(dtype)) + " blocks");
 }
 
-void check_shape(const DecoderShape& shape, int32_t shards) {
+void check_shape(const ModelShape& shape, int32_t shards) {
   require_divisible(shape.heads, shards, "heads");
   if (!shape.moe.enabled() || shape.moe.dense_layers > 0) require_divisible(shape.hidden_dim, shards, "MLP width");
   if (shape.moe.enabled()) {
@@ -274,7 +274,7 @@ void check_shape(const DecoderShape& shape, int32_t shards) {
 
 }  // namespace
 
-Graph build_decoder_graph(const DecoderShape& shape, const GraphKey& key, int32_t shards) {
+Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards) {
   if (shards < 1) throw GraphError("tensor parallelism needs at least one shard");
   if (key.batch < 1 || key.length < 1) throw GraphError("graph buckets must be positive");
   if (key.phase == Phase::Decode && key.length != 1) throw GraphError("a decode graph runs one token per sequence");

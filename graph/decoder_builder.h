@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "graph/decoder_shape.h"
+#include "graph/model_shape.h"
 #include "graph/ir.h"
 
 namespace snapstream::graph {
@@ -17,6 +17,6 @@ namespace snapstream::graph {
 // token shared by every head, so it is split by position instead: the shards gather every
 // head's query, attend over their share of the positions, and reduce-scatter the results.
 // Throws GraphError when the shape does not divide among the shards.
-Graph build_decoder_graph(const DecoderShape& shape, const GraphKey& key, int32_t shards = 1);
+Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards = 1);
 
 }  // namespace snapstream::graph

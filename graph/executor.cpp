@@ -50,7 +50,7 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
 }
 
 void Executor::run_op(const Op& op, int64_t layer) {
-  const DecoderShape& s = graph_->shape;
+  const ModelShape& s = graph_->shape;
   const bool decode = graph_->key.phase == Phase::Decode;
   const int64_t rows = bucket_rows_;
   auto position = [&](int64_t row) { return decode ? rows_->positions[static_cast<size_t>(row)] : rows_->first_position + row; };

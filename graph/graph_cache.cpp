@@ -8,7 +8,7 @@
 
 namespace snapstream::graph {
 
-GraphCache::GraphCache(const DecoderShape& shape, const BucketPlan& buckets, const CompileOptions& options) {
+GraphCache::GraphCache(const ModelShape& shape, const BucketPlan& buckets, const CompileOptions& options) {
   auto sorted = [](std::vector<int64_t> v) {
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());

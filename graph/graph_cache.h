@@ -17,7 +17,7 @@ struct BucketPlan {
 
 class GraphCache {
  public:
-  GraphCache(const DecoderShape& shape, const BucketPlan& buckets, const CompileOptions& options);
+  GraphCache(const ModelShape& shape, const BucketPlan& buckets, const CompileOptions& options);
 
   // The smallest decode graph whose batch bucket holds `batch` sequences.
   const Graph& decode(int64_t batch) const;

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/decoder_shape.h"
+#include "graph/model_shape.h"
 #include "kernels/dtype.h"
 
 namespace snapstream::graph {
@@ -100,7 +100,7 @@ struct Op {
 
 struct Graph {
   GraphKey key;
-  DecoderShape shape;
+  ModelShape shape;
   std::vector<Tensor> tensors;
   std::vector<Op> ops;
   int32_t shards = 1;

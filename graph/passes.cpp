@@ -114,7 +114,7 @@ void plan_memory(Graph& graph) {
   graph.arena_bytes = arena;
 }
 
-Graph compile(const DecoderShape& shape, const GraphKey& key, const CompileOptions& options) {
+Graph compile(const ModelShape& shape, const GraphKey& key, const CompileOptions& options) {
   Graph graph = build_decoder_graph(shape, key, options.shards);
   fuse_layers(graph);
   if (options.kernel_looping) loop_layers(graph);

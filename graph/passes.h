@@ -1,7 +1,7 @@
 // Compiler passes over a built graph, and compile(), which runs them in order.
 #pragma once
 
-#include "graph/decoder_shape.h"
+#include "graph/model_shape.h"
 #include "graph/ir.h"
 
 namespace snapstream::graph {
@@ -24,6 +24,6 @@ struct CompileOptions {
 };
 
 // build_decoder_graph, then fuse_layers, loop_layers (unless disabled) and plan_memory.
-Graph compile(const DecoderShape& shape, const GraphKey& key, const CompileOptions& options = {});
+Graph compile(const ModelShape& shape, const GraphKey& key, const CompileOptions& options = {});
 
 }  // namespace snapstream::graph

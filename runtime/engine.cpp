@@ -18,14 +18,14 @@ namespace snapstream {
 Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions options)
     : model_(model),
       options_(options),
-      cache_(model.config, options.cache.resolved(model.config.context_length), options.slots),
+      cache_(model.shape, options.cache.resolved(model.shape.context_length), options.slots),
       runner_(model, pool, cache_, options.graphs) {
   if (options_.max_waiting < 0) throw ConfigError("the waiting queue size must be >= 0");
   if (options_.prefill_token_budget < 1) throw ConfigError("the prefill token budget must be >= 1");
   if (options_.pace && !options_.step_clock) throw ConfigError("pacing needs an emulated device to pace to");
   if (options_.step_clock) {
     try {
-      step_clock_ = options_.step_clock(runner_.graphs(), model.config.context_length);
+      step_clock_ = options_.step_clock(runner_.graphs(), model.shape.context_length);
     } catch (const ConfigError& e) {
       if (!options_.step_clock_optional || options_.pace)
         throw ConfigError(std::string("the emulated device cannot run these graphs: ") + e.what());
@@ -53,9 +53,9 @@ void Engine::shutdown() {
 std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
   const auto length = static_cast<int64_t>(spec.prompt_ids.size());
   if (length == 0) throw InvalidRequestError("the prompt has no tokens");
-  if (length >= model_.config.context_length)
+  if (length >= model_.shape.context_length)
     throw InvalidRequestError("the prompt has " + std::to_string(length) + " tokens; the context holds " +
-                              std::to_string(model_.config.context_length) + ", leaving no room to generate");
+                              std::to_string(model_.shape.context_length) + ", leaving no room to generate");
   if (spec.max_tokens < 0) throw InvalidRequestError("max_tokens must be >= 0");
   model_.tokenizer.check_ids(spec.prompt_ids);
   model_.tokenizer.check_ids(spec.stop_ids);
@@ -174,7 +174,7 @@ void Engine::decode_running() {
   if (running_.empty()) return;
   std::vector<DecodeInput> batch;
   for (const auto& sequence : running_) batch.push_back({sequence.next_input, sequence.slot});
-  logits_.resize(batch.size() * static_cast<size_t>(model_.config.vocab_size));
+  logits_.resize(batch.size() * static_cast<size_t>(model_.shape.vocab));
   try {
     const auto started = std::chrono::steady_clock::now();
     runner_.decode(batch, logits_.data());
@@ -186,7 +186,7 @@ void Engine::decode_running() {
     return;
   }
   for (size_t i = 0; i < running_.size(); ++i)
-    take_token(running_[i], logits_.data() + i * static_cast<size_t>(model_.config.vocab_size));
+    take_token(running_[i], logits_.data() + i * static_cast<size_t>(model_.shape.vocab));
   std::erase_if(running_, [](const Sequence& s) { return s.stream == nullptr; });
 }
 
@@ -222,7 +222,7 @@ void Engine::admit_waiting(int64_t spent) {
     free_slots_.pop_back();
     publish_slots();
     const auto length = static_cast<int64_t>(sequence.spec.prompt_ids.size());
-    sequence.limit = generation_limit(sequence.spec.max_tokens, length, model_.config.context_length);
+    sequence.limit = generation_limit(sequence.spec.max_tokens, length, model_.shape.context_length);
     sequence.chunks = runner_.chunk_lengths(length);
     sequence.stream->mark_admitted();
     {
@@ -239,7 +239,7 @@ void Engine::admit_waiting(int64_t spent) {
 
 void Engine::run_prefill_chunk(Sequence sequence) {
   const int64_t count = sequence.chunks[sequence.next_chunk];
-  logits_.resize(static_cast<size_t>(model_.config.vocab_size));
+  logits_.resize(static_cast<size_t>(model_.shape.vocab));
   bool complete = false;
   try {
     const auto started = std::chrono::steady_clock::now();
@@ -261,14 +261,14 @@ void Engine::run_prefill_chunk(Sequence sequence) {
 }
 
 bool Engine::take_token(Sequence& sequence, const float* logits) {
-  const int32_t token = sequence.sampler.sample({logits, static_cast<size_t>(model_.config.vocab_size)});
+  const int32_t token = sequence.sampler.sample({logits, static_cast<size_t>(model_.shape.vocab)});
   if (is_end_token(model_.tokenizer, token) ||
       std::find(sequence.spec.stop_ids.begin(), sequence.spec.stop_ids.end(), token) != sequence.spec.stop_ids.end()) {
     release(sequence, FinishReason::Stop);
     return false;
   }
   TokenEvent event = sequence.spec.top_logprobs >= 0
-                         ? token_event({logits, static_cast<size_t>(model_.config.vocab_size)}, token, sequence.spec.top_logprobs)
+                         ? token_event({logits, static_cast<size_t>(model_.shape.vocab)}, token, sequence.spec.top_logprobs)
                          : TokenEvent{token, 0.0f, {}, {}};
   if (step_clock_) event.device_at = device_clock_.load();
   sequence.stream->push(std::move(event));

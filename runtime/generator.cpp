@@ -27,7 +27,7 @@ double GenerationResult::decode_tokens_per_s() const {
 
 GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::span<const int32_t> prompt_ids,
                           const GenerationOptions& options, const std::function<void(int32_t)>& on_token) {
-  const int64_t context = model.config.context_length;
+  const int64_t context = model.shape.context_length;
   const auto prompt_length = static_cast<int64_t>(prompt_ids.size());
   if (prompt_length == 0) throw InvalidRequestError("the prompt has no tokens");
   if (prompt_length >= context)
@@ -41,11 +41,11 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
   result.prompt_ids.assign(prompt_ids.begin(), prompt_ids.end());
   result.finish_reason = "length";
   const int64_t max_tokens = generation_limit(options.max_tokens, prompt_length, context);
-  SlotKvCache cache(model.config, options.cache.resolved(context), 1);
+  SlotKvCache cache(model.shape, options.cache.resolved(context), 1);
   GraphPlan plan = options.graphs;
   plan.decode_batches = {1};
   GraphRunner runner(model, pool, cache, plan);
-  std::vector<float> logits(static_cast<size_t>(model.config.vocab_size));
+  std::vector<float> logits(static_cast<size_t>(model.shape.vocab));
 
   auto start = std::chrono::steady_clock::now();
   runner.prefill(prompt_ids, 0, logits.data());

@@ -13,26 +13,22 @@ namespace {
 
 constexpr int64_t kLongestDefaultPrefill = 4096;
 
-graph::DecoderShape decoder_shape(const ModelConfig& c, const SlotKvCache& cache, kernels::DType dtype, int32_t shards) {
+// The model's own shape, with what the CPU engine stores: the loaded weights' type, an f32 cache
+// of the slot cache's capacity.
+graph::ModelShape served_shape(const graph::ModelShape& model, const SlotKvCache& cache, kernels::DType dtype, int32_t shards) {
   // Replicated KV heads (more shards than KV heads) are priced but not run: two shards would
   // each compact the same head's cache from only their own query heads.
-  if (shards > 0 && c.n_kv_heads % shards != 0)
-    throw ConfigError("the CPU engine splits KV heads among tensor-parallel shards: " + std::to_string(c.n_kv_heads) +
+  if (shards > 0 && model.kv_heads % shards != 0)
+    throw ConfigError("the CPU engine splits KV heads among tensor-parallel shards: " + std::to_string(model.kv_heads) +
                       " KV heads do not divide by --tp " + std::to_string(shards));
-  graph::DecoderShape s;
-  s.dim = c.dim;
-  s.hidden_dim = c.hidden_dim;
-  s.layers = c.n_layers;
-  s.heads = c.n_heads;
-  s.kv_heads = c.n_kv_heads;
-  s.head_dim = c.head_dim();
-  s.vocab = c.vocab_size;
+  graph::ModelShape s = model;
   s.kv_capacity = cache.capacity();
   s.weight_dtype = dtype;
+  s.kv_dtype = kernels::DType::F32;
   return s;
 }
 
-graph::BucketPlan bucket_plan(const GraphPlan& plan, const ModelConfig& c, int64_t slots) {
+graph::BucketPlan bucket_plan(const GraphPlan& plan, const graph::ModelShape& c, int64_t slots) {
   graph::BucketPlan buckets{plan.decode_batches, plan.prefill_lengths};
   if (buckets.decode_batches.empty()) {
     for (int64_t b = 1; b < slots; b *= 2) buckets.decode_batches.push_back(b);
@@ -83,8 +79,8 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   }
 
   int64_t cache_capacity() const override { return cache_.capacity(); }
-  float rope_theta() const override { return model_.config.rope_theta; }
-  float norm_eps() const override { return model_.config.norm_eps; }
+  float rope_theta() const override { return model_.shape.rope_theta; }
+  float norm_eps() const override { return model_.shape.norm_eps; }
   int64_t observation_window() const override { return cache_.config().window; }
 
   kernels::CacheView cache(int64_t row, int64_t layer, int64_t kv_begin) override {
@@ -95,22 +91,22 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
 
   void store(int64_t row, int64_t layer, int64_t kv_begin, int64_t kv_count, const float* key, const float* value) override {
     const auto r = static_cast<size_t>(row);
-    store_token(shard_view(slots[r], layer, kv_begin), kv_count, model_.config.head_dim(), cache_.capacity(), write_slots[r],
+    store_token(shard_view(slots[r], layer, kv_begin), kv_count, model_.shape.head_dim, cache_.capacity(), write_slots[r],
                 positions[r], key, value);
   }
 
   void compact(int64_t layer, const kernels::AttentionShape& shard, int64_t kv_begin, const float* keys, const float* values,
                int64_t length, const float* window_queries, int64_t window) override {
     const auto start = std::chrono::steady_clock::now();
-    compact_layer(pool_, cache_.config(), model_.config.rope_theta, shard, keys, values, length, window_queries, window,
+    compact_layer(pool_, cache_.config(), model_.shape.rope_theta, shard, keys, values, length, window_queries, window,
                   shard_view(slots.front(), layer, kv_begin));
     compaction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   PromptHistory prompt_history(int64_t layer, int64_t kv_begin) override {
     if (history_ == nullptr) throw InvalidRequestError("this runner has no prompt history for chunked prefill");
-    const ModelConfig& c = model_.config;
-    float* keys = history_ + layer * 2 * c.context_length * c.kv_dim() + kv_begin * c.context_length * c.head_dim();
+    const graph::ModelShape& c = model_.shape;
+    float* keys = history_ + layer * 2 * c.context_length * c.kv_dim() + kv_begin * c.context_length * c.head_dim;
     return {keys, keys + c.context_length * c.kv_dim()};
   }
 
@@ -129,7 +125,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
  private:
   const LayerWeights& layer_of(int64_t layer) const { return model_.weights.layers.at(static_cast<size_t>(layer)); }
   LayerCacheView shard_view(int64_t slot, int64_t layer, int64_t kv_begin) {
-    return cache_.layer_view(slot, layer).from_head(kv_begin, cache_.capacity(), model_.config.head_dim());
+    return cache_.layer_view(slot, layer).from_head(kv_begin, cache_.capacity(), model_.shape.head_dim);
   }
 
   const Model& model_;
@@ -142,7 +138,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
 GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan)
     : model_(model),
       cache_(cache),
-      graphs_(decoder_shape(model.config, cache, model.weights.wq_dtype(), plan.shards), bucket_plan(plan, model.config, cache.slots()),
+      graphs_(served_shape(model.shape, cache, model.weights.wq_dtype(), plan.shards), bucket_plan(plan, model.shape, cache.slots()),
               {plan.shards, plan.kernel_looping}),
       executor_(pool),
       pool_(pool) {
@@ -150,9 +146,9 @@ GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCa
   for (const auto& g : graphs_.graphs()) arena = std::max(arena, g.arena_bytes);
   arena_.resize(static_cast<size_t>(arena));
   ++arena_allocations_;
-  const ModelConfig& c = model.config;
+  const graph::ModelShape& c = model.shape;
   if (c.context_length - 1 > graphs_.max_prefill_length())
-    history_.resize(static_cast<size_t>(c.n_layers * 2 * c.context_length * c.kv_dim()));
+    history_.resize(static_cast<size_t>(c.layers * 2 * c.context_length * c.kv_dim()));
 }
 
 std::vector<int64_t> GraphRunner::chunk_lengths(int64_t prompt_length) const {
@@ -184,9 +180,9 @@ void GraphRunner::abandon_prefill(int64_t slot) {
 
 bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, int64_t count, int64_t slot, float* logits) {
   const auto length = static_cast<int64_t>(prompt.size());
-  if (length < 1 || length >= model_.config.context_length)
+  if (length < 1 || length >= model_.shape.context_length)
     throw InvalidRequestError("a prompt of " + std::to_string(length) + " tokens does not fit the context of " +
-                              std::to_string(model_.config.context_length));
+                              std::to_string(model_.shape.context_length));
   if (slot < 0 || slot >= cache_.slots()) throw InvalidRequestError("prefill slot out of range");
   if (start < 0 || count < 1 || count > length - start || count > graphs_.max_prefill_length())
     throw InvalidRequestError("prefill chunk [" + std::to_string(start) + ", +" + std::to_string(count) +
@@ -223,7 +219,7 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
   if (chunked) history_length_ = start + count;
   if (!ends) return false;
   if (chunked) history_slot_ = -1;
-  std::copy_n(out, model_.config.vocab_size, logits);
+  std::copy_n(out, model_.shape.vocab, logits);
   cache_.state(slot) = state_after_prompt(cache_.config(), length);
   evicted_tokens_ += std::max<int64_t>(0, length - cache_.capacity());
   return true;
@@ -243,7 +239,7 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
     if (in.slot < 0 || in.slot >= cache_.slots()) throw InvalidRequestError("decode slot out of range");
     if (std::count(bindings.slots.begin(), bindings.slots.end(), in.slot) != 0)
       throw InvalidRequestError("a decode batch names slot " + std::to_string(in.slot) + " twice");
-    if (cache_.state(in.slot).length >= model_.config.context_length)
+    if (cache_.state(in.slot).length >= model_.shape.context_length)
       throw InvalidRequestError("the sequence in slot " + std::to_string(in.slot) + " has reached the context length");
     tokens.push_back(in.token);
     bindings.slots.push_back(in.slot);
@@ -266,7 +262,7 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
   decode_rows_ += b;
   padded_rows_ += graph.key.batch - b;
   const float* out = executor_.run(graph, bindings, rows, arena_.data());
-  std::copy_n(out, b * model_.config.vocab_size, logits);
+  std::copy_n(out, b * model_.shape.vocab, logits);
   for (int64_t slot : bindings.slots) cache_.state(slot).length += 1;
 }
 

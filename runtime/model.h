@@ -7,7 +7,7 @@
 
 #include "kernels/weight_view.h"
 #include "runtime/mapped_file.h"
-#include "runtime/model_config.h"
+#include "graph/model_shape.h"
 #include "runtime/tokenizer.h"
 
 namespace snapstream {
@@ -34,7 +34,7 @@ struct ModelWeights {
 
 class Model {
  public:
-  ModelConfig config;
+  graph::ModelShape shape;
   ModelWeights weights;
   Tokenizer tokenizer;
   std::string path;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "graph/errors.h"
 #include "kernels/dequantize.h"
 #include "runtime/errors.h"
 #include "runtime/gguf_file.h"
@@ -163,7 +164,7 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
   if (*arch->as_string() != "llama")
     reader.fail("architecture '" + *arch->as_string() + "' is not supported; this engine runs the llama family");
 
-  ModelConfig& c = model->config;
+  graph::ModelShape& c = model->shape;
   const GgufValue* name = gguf.find("general.name");
   c.name = name && name->as_string() ? *name->as_string() : "llama";
   auto bounded = [&](const std::string& key) {
@@ -173,28 +174,28 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
   };
   c.dim = bounded("llama.embedding_length");
   c.hidden_dim = bounded("llama.feed_forward_length");
-  c.n_layers = bounded("llama.block_count");
-  c.n_heads = bounded("llama.attention.head_count");
-  c.n_kv_heads = gguf.find("llama.attention.head_count_kv") ? bounded("llama.attention.head_count_kv") : c.n_heads;
+  c.layers = bounded("llama.block_count");
+  c.heads = bounded("llama.attention.head_count");
+  c.kv_heads = gguf.find("llama.attention.head_count_kv") ? bounded("llama.attention.head_count_kv") : c.heads;
   c.context_length = bounded("llama.context_length");
   c.norm_eps = reader.optional_float("llama.attention.layer_norm_rms_epsilon", 1e-5f);
   c.rope_theta = reader.optional_float("llama.rope.freq_base", 10000.0f);
   const GgufTensor& embedding = reader.find("token_embd.weight");
-  c.vocab_size = embedding.dims.size() == 2 ? embedding.dims[1] : 0;
+  c.vocab = embedding.dims.size() == 2 ? embedding.dims[1] : 0;
   c.tied_embeddings = gguf.find_tensor("output.weight") == nullptr;
   try {
-    c.validate();
-  } catch (const ConfigError& e) {
+    c.finalise();
+  } catch (const graph::ShapeError& e) {
     reader.fail(e.what());
   }
-  if (gguf.find("llama.rope.dimension_count") && bounded("llama.rope.dimension_count") != c.head_dim())
+  if (gguf.find("llama.rope.dimension_count") && bounded("llama.rope.dimension_count") != c.head_dim)
     reader.fail("partial rotary embeddings (llama.rope.dimension_count != head_dim) are not supported");
 
   const int64_t d = c.dim, kv = c.kv_dim(), h = c.hidden_dim;
   ModelWeights& w = model->weights;
-  w.token_embedding = reader.matrix("token_embd.weight", c.vocab_size, d);
-  w.layers.resize(static_cast<size_t>(c.n_layers));
-  for (int64_t i = 0; i < c.n_layers; ++i) {
+  w.token_embedding = reader.matrix("token_embd.weight", c.vocab, d);
+  w.layers.resize(static_cast<size_t>(c.layers));
+  for (int64_t i = 0; i < c.layers; ++i) {
     const std::string prefix = "blk." + std::to_string(i) + ".";
     LayerWeights& layer = w.layers[static_cast<size_t>(i)];
     layer.attention_norm = reader.vector(prefix + "attn_norm.weight", d);
@@ -208,14 +209,14 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
     layer.w_down = reader.matrix(prefix + "ffn_down.weight", d, h);
   }
   w.final_norm = reader.vector("output_norm.weight", d);
-  w.output = c.tied_embeddings ? w.token_embedding : reader.matrix("output.weight", c.vocab_size, d);
+  w.output = c.tied_embeddings ? w.token_embedding : reader.matrix("output.weight", c.vocab, d);
 
   model->tokenizer = read_tokenizer(gguf, reader);
   const GgufValue* chat_template = gguf.find("tokenizer.chat_template");
   if (chat_template != nullptr && chat_template->as_string() != nullptr) model->chat_template = *chat_template->as_string();
-  if (model->tokenizer.vocab_size() != c.vocab_size)
+  if (model->tokenizer.vocab_size() != c.vocab)
     reader.fail("the vocabulary has " + std::to_string(model->tokenizer.vocab_size()) + " tokens but token_embd.weight has " +
-                std::to_string(c.vocab_size) + " rows");
+                std::to_string(c.vocab) + " rows");
   model->path = file->path();
   model->format = "gguf";
   model->mapping = std::move(file);

@@ -2,6 +2,7 @@
 // exact file length, which is checked before any weight is touched.
 #include <cstring>
 
+#include "graph/errors.h"
 #include "runtime/byte_reader.h"
 #include "runtime/errors.h"
 #include "runtime/model_loaders.h"
@@ -56,26 +57,26 @@ std::unique_ptr<Model> load_llama2c_model(std::shared_ptr<const MappedFile> file
   int32_t header[7];
   for (auto& field : header) field = in.read<int32_t>("llama2.c header");
   auto model = std::make_unique<Model>();
-  ModelConfig& c = model->config;
+  graph::ModelShape& c = model->shape;
   c.name = "llama2.c";
   c.dim = header[0];
   c.hidden_dim = header[1];
-  c.n_layers = header[2];
-  c.n_heads = header[3];
-  c.n_kv_heads = header[4];
+  c.layers = header[2];
+  c.heads = header[3];
+  c.kv_heads = header[4];
   c.tied_embeddings = header[5] > 0;
-  c.vocab_size = header[5] < 0 ? -static_cast<int64_t>(header[5]) : header[5];
+  c.vocab = header[5] < 0 ? -static_cast<int64_t>(header[5]) : header[5];
   c.context_length = header[6];
   try {
-    c.validate();
-  } catch (const ConfigError& e) {
+    c.finalise();
+  } catch (const graph::ShapeError& e) {
     throw ModelFileError(path, std::string("not a GGUF file, and not a valid llama2.c checkpoint: ") + e.what());
   }
 
-  const int64_t d = c.dim, h = c.hidden_dim, l = c.n_layers, kv = c.kv_dim();
+  const int64_t d = c.dim, h = c.hidden_dim, l = c.layers, kv = c.kv_dim();
   // Sizes are bounded by validate(), so these products stay far below 2^63.
-  const int64_t floats = c.vocab_size * d + l * d + l * d * d + 2 * l * kv * d + l * d * d + l * d + 3 * l * h * d + d +
-                         c.context_length * c.head_dim() + (c.tied_embeddings ? 0 : c.vocab_size * d);
+  const int64_t floats = c.vocab * d + l * d + l * d * d + 2 * l * kv * d + l * d * d + l * d + 3 * l * h * d + d +
+                         c.context_length * c.head_dim + (c.tied_embeddings ? 0 : c.vocab * d);
   const int64_t expected = kHeaderBytes + floats * 4;
   if (static_cast<int64_t>(file->size()) != expected)
     throw ModelFileError(path, "size " + std::to_string(file->size()) + " bytes does not match the " + std::to_string(expected) +
@@ -83,7 +84,7 @@ std::unique_ptr<Model> load_llama2c_model(std::shared_ptr<const MappedFile> file
 
   const auto* cursor = reinterpret_cast<const float*>(file->bytes().data() + kHeaderBytes);
   ModelWeights& w = model->weights;
-  w.token_embedding = f32_matrix(cursor, c.vocab_size, d);
+  w.token_embedding = f32_matrix(cursor, c.vocab, d);
   w.layers.resize(static_cast<size_t>(l));
   for (auto& layer : w.layers) {
     layer.attention_norm = cursor;
@@ -102,10 +103,10 @@ std::unique_ptr<Model> load_llama2c_model(std::shared_ptr<const MappedFile> file
   for (auto& layer : w.layers) layer.w_up = f32_matrix(cursor, h, d);
   w.final_norm = cursor;
   cursor += d;
-  cursor += c.context_length * c.head_dim();  // legacy RoPE tables, recomputed instead
-  w.output = c.tied_embeddings ? w.token_embedding : f32_matrix(cursor, c.vocab_size, d);
+  cursor += c.context_length * c.head_dim;  // legacy RoPE tables, recomputed instead
+  w.output = c.tied_embeddings ? w.token_embedding : f32_matrix(cursor, c.vocab, d);
 
-  model->tokenizer = load_llama2c_tokenizer(tokenizer_path, c.vocab_size);
+  model->tokenizer = load_llama2c_tokenizer(tokenizer_path, c.vocab);
   model->path = path;
   model->format = "llama2.c";
   model->mapping = std::move(file);

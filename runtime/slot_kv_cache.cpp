@@ -8,9 +8,9 @@
 
 namespace snapstream {
 
-SlotKvCache::SlotKvCache(const ModelConfig& model, const SnapStreamConfig& config, int64_t slots)
-    : config_(config), slots_(slots), layers_(model.n_layers), layer_floats_(model.kv_dim() * config.capacity),
-      layer_markers_(model.n_kv_heads * config.capacity) {
+SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots)
+    : config_(config), slots_(slots), layers_(model.layers), layer_floats_(model.kv_dim() * config.capacity),
+      layer_markers_(model.kv_heads * config.capacity) {
   if (slots < 1) throw ConfigError("the KV cache needs at least one slot");
   if (config.capacity < 1) throw ConfigError("the SnapStream config must be resolved before allocating the cache");
   keys_.assign(static_cast<size_t>(slots_ * layers_ * layer_floats_), 0.0f);
@@ -63,8 +63,8 @@ int64_t SlotKvCache::shifted_end(int64_t slot) const {
 
 int64_t SlotKvCache::bytes_per_slot() const { return 2 * layers_ * layer_floats_ * static_cast<int64_t>(sizeof(float)); }
 
-int64_t SlotKvCache::full_cache_bytes(const ModelConfig& model, int64_t positions) {
-  return 2 * model.n_layers * model.kv_dim() * positions * static_cast<int64_t>(sizeof(float));
+int64_t SlotKvCache::full_cache_bytes(const graph::ModelShape& model, int64_t positions) {
+  return 2 * model.layers * model.kv_dim() * positions * static_cast<int64_t>(sizeof(float));
 }
 
 }  // namespace snapstream

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernels/decode_attention.h"
-#include "runtime/model_config.h"
+#include "graph/model_shape.h"
 #include "runtime/snapstream_config.h"
 
 namespace snapstream {
@@ -40,7 +40,7 @@ void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim,
 class SlotKvCache {
  public:
   // `config` must be resolved for `model`'s context length.
-  SlotKvCache(const ModelConfig& model, const SnapStreamConfig& config, int64_t slots);
+  SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots);
 
   const SnapStreamConfig& config() const { return config_; }
   int64_t slots() const { return slots_; }
@@ -85,7 +85,7 @@ class SlotKvCache {
   int64_t bytes_per_slot() const;
   int64_t total_bytes() const { return bytes_per_slot() * slots_; }
   // What a full cache of `positions` tokens would hold for one sequence, for comparison.
-  static int64_t full_cache_bytes(const ModelConfig& model, int64_t positions);
+  static int64_t full_cache_bytes(const graph::ModelShape& model, int64_t positions);
 
  private:
   int64_t offset(int64_t slot, int64_t layer) const { return (slot * layers_ + layer) * layer_floats_; }

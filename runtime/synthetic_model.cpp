@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "graph/errors.h"
 #include "kernels/quantize.h"
 #include "runtime/errors.h"
 #include "runtime/gguf_writer.h"
@@ -72,11 +73,15 @@ Tokenizer synthetic_tokenizer(int64_t size) {
 }
 
 void write_synthetic_model(const SyntheticModelOptions& options, const std::string& path) {
-  const ModelConfig& c = options.config;
-  c.validate();
+  graph::ModelShape c = options.shape;
+  try {
+    c.finalise();
+  } catch (const graph::ShapeError& e) {
+    throw ConfigError(e.what());
+  }
   if (!kernels::row_length_supported(options.dtype, c.dim) || !kernels::row_length_supported(options.dtype, c.hidden_dim))
     throw ConfigError("dim and hidden_dim must be multiples of 32 for " + std::string(kernels::dtype_name(options.dtype)));
-  const Tokenizer tokenizer = synthetic_tokenizer(c.vocab_size);
+  const Tokenizer tokenizer = synthetic_tokenizer(c.vocab);
 
   GgufWriter writer;
   auto u32 = [](uint64_t v) { return GgufValue::unsigned_int(GgufValueType::UInt32, v); };
@@ -87,13 +92,13 @@ void write_synthetic_model(const SyntheticModelOptions& options, const std::stri
   writer.add_metadata("llama.context_length", u32(static_cast<uint64_t>(c.context_length)));
   writer.add_metadata("llama.embedding_length", u32(static_cast<uint64_t>(c.dim)));
   writer.add_metadata("llama.feed_forward_length", u32(static_cast<uint64_t>(c.hidden_dim)));
-  writer.add_metadata("llama.block_count", u32(static_cast<uint64_t>(c.n_layers)));
-  writer.add_metadata("llama.attention.head_count", u32(static_cast<uint64_t>(c.n_heads)));
-  writer.add_metadata("llama.attention.head_count_kv", u32(static_cast<uint64_t>(c.n_kv_heads)));
+  writer.add_metadata("llama.block_count", u32(static_cast<uint64_t>(c.layers)));
+  writer.add_metadata("llama.attention.head_count", u32(static_cast<uint64_t>(c.heads)));
+  writer.add_metadata("llama.attention.head_count_kv", u32(static_cast<uint64_t>(c.kv_heads)));
   writer.add_metadata("llama.attention.layer_norm_rms_epsilon", f32(c.norm_eps));
   writer.add_metadata("llama.rope.freq_base", f32(c.rope_theta));
-  writer.add_metadata("llama.rope.dimension_count", u32(static_cast<uint64_t>(c.head_dim())));
-  writer.add_metadata("llama.vocab_size", u32(static_cast<uint64_t>(c.vocab_size)));
+  writer.add_metadata("llama.rope.dimension_count", u32(static_cast<uint64_t>(c.head_dim)));
+  writer.add_metadata("llama.vocab", u32(static_cast<uint64_t>(c.vocab)));
 
   GgufValue::Array tokens, scores, types;
   for (int32_t id = 0; id < tokenizer.vocab_size(); ++id) {
@@ -137,8 +142,8 @@ void write_synthetic_model(const SyntheticModelOptions& options, const std::stri
     });
   };
 
-  add_matrix("token_embd.weight", c.vocab_size, c.dim);
-  for (int64_t l = 0; l < c.n_layers; ++l) {
+  add_matrix("token_embd.weight", c.vocab, c.dim);
+  for (int64_t l = 0; l < c.layers; ++l) {
     const std::string prefix = "blk." + std::to_string(l) + ".";
     add_norm(prefix + "attn_norm.weight");
     add_matrix(prefix + "attn_q.weight", c.dim, c.dim);
@@ -151,7 +156,7 @@ void write_synthetic_model(const SyntheticModelOptions& options, const std::stri
     add_matrix(prefix + "ffn_down.weight", c.dim, c.hidden_dim);
   }
   add_norm("output_norm.weight");
-  if (!c.tied_embeddings) add_matrix("output.weight", c.vocab_size, c.dim);
+  if (!c.tied_embeddings) add_matrix("output.weight", c.vocab, c.dim);
   writer.write(path);
 }
 

@@ -6,13 +6,13 @@
 #include <string>
 
 #include "kernels/dtype.h"
-#include "runtime/model_config.h"
+#include "graph/model_shape.h"
 #include "runtime/tokenizer.h"
 
 namespace snapstream {
 
 struct SyntheticModelOptions {
-  ModelConfig config;
+  graph::ModelShape shape;
   kernels::DType dtype = kernels::DType::F32;  // of the 2-D weights; norms stay f32
   uint64_t seed = 0;
 };

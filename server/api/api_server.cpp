@@ -49,7 +49,7 @@ ApiServer::ApiServer(Engine& engine, const Model& model, ApiOptions options, boo
       options_(std::move(options)),
       executor_(std::move(executor)),
       chat_format_(detect_chat_format(model.chat_template)),
-      metrics_(options_.served_model_name, SlotKvCache::full_cache_bytes(model.config, 1), engine.step_clock()),
+      metrics_(options_.served_model_name, SlotKvCache::full_cache_bytes(model.shape, 1), engine.step_clock()),
       created_(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
 
 bool ApiServer::authorized(const http::Request& request) const {
@@ -88,7 +88,7 @@ void ApiServer::handle(const http::Request& request, std::shared_ptr<http::Respo
                                         {"object", "model"},
                                         {"created", created_},
                                         {"owned_by", "snapstream"},
-                                        {"max_model_len", model_.config.context_length}}})}});
+                                        {"max_model_len", model_.shape.context_length}}})}});
       return;
     }
     if (method != bhttp::verb::post) throw ApiError(405, "use POST for " + path);
@@ -101,7 +101,7 @@ void ApiServer::handle(const http::Request& request, std::shared_ptr<http::Respo
 }
 
 void ApiServer::completions(const http::Request& request, const std::shared_ptr<http::Responder>& responder, bool chat) {
-  const ParseContext context{model_.tokenizer, model_.config.context_length, chat_format_};
+  const ParseContext context{model_.tokenizer, model_.shape.context_length, chat_format_};
   CompletionRequest parsed = parse_completion_request(request.body(), chat ? Endpoint::Chat : Endpoint::Completions, context);
   if (!parsed.model.empty() && parsed.model != options_.served_model_name)
     throw ApiError(404, "the model '" + parsed.model + "' does not exist; this server serves '" + options_.served_model_name + "'",
@@ -126,7 +126,7 @@ void ApiServer::tokenize(const http::Request& request, const std::shared_ptr<htt
   } else {
     throw ApiError(400, "'prompt' (a string) or 'messages' is required", "prompt");
   }
-  send_json(responder, 200, {{"tokens", ids}, {"count", ids.size()}, {"max_model_len", model_.config.context_length}});
+  send_json(responder, 200, {{"tokens", ids}, {"count", ids.size()}, {"max_model_len", model_.shape.context_length}});
 }
 
 void ApiServer::detokenize(const http::Request& request, const std::shared_ptr<http::Responder>& responder) {

@@ -16,7 +16,7 @@ EngineOptions emulated(bool proxy, bool pace) {
   options.slots = 4;
   app::EmulationOptions emulation;
   emulation.system = dataflow_sim::load_system(test::configs_dir() / "hardware" / "sn40l-16.json");
-  if (proxy) emulation.proxy = dataflow_sim::load_model_spec(test::configs_dir() / "models" / "deepseek-r1-671b.json");
+  if (proxy) emulation.proxy = graph::read_model_config(test::configs_dir() / "models" / "deepseek-r1-671b.json");
   options.step_clock = app::emulated_step_clock(emulation);
   options.pace = pace;
   return options;

@@ -4,13 +4,13 @@
 #include <string>
 
 #include "dataflow_sim/hardware_spec.h"
-#include "dataflow_sim/model_spec.h"
+#include "graph/model_config_file.h"
 #include "tests/support/test_paths.h"
 
 namespace snapstream::test {
 
-inline dataflow_sim::ModelSpec model_config(const std::string& name) {
-  return dataflow_sim::load_model_spec(configs_dir() / "models" / (name + ".json"));
+inline graph::ModelShape model_config(const std::string& name) {
+  return graph::read_model_config(configs_dir() / "models" / (name + ".json"));
 }
 
 inline dataflow_sim::SystemSpec system_config(const std::string& name) {

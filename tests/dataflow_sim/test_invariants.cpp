@@ -11,7 +11,7 @@ using namespace snapstream::dataflow_sim;
 
 TEST_CASE("SnapStream at C = N/4 holds exactly 4x less KV and fits at least 3x the batch (DeepSeek, 16 sockets, 128k)",
           "[dataflow_sim]") {
-  const ModelSpec model = test::model_config("deepseek-r1-671b");
+  const graph::ModelShape model = test::model_config("deepseek-r1-671b");
   const SystemSpec system = test::system_config("sn40l-16");
   SimulationOptions full;
   full.context = 131072;
@@ -30,7 +30,7 @@ TEST_CASE("SnapStream at C = N/4 holds exactly 4x less KV and fits at least 3x t
 TEST_CASE("a longer context never makes full-cache decode faster", "[dataflow_sim]") {
   const auto [model_name, system_name] = GENERATE(table<std::string, std::string>(
       {{"llama-3.1-8b", "sn40l-16"}, {"llama-3.1-70b", "sn40l-8"}, {"deepseek-r1-671b", "sn40l-16"}, {"llama-3.1-8b", "dgx-h100"}}));
-  const ModelSpec model = test::model_config(model_name);
+  const graph::ModelShape model = test::model_config(model_name);
   const SystemSpec system = test::system_config(system_name);
   const int64_t batch = GENERATE(1, 4);
   INFO(model_name << " on " << system_name << ", batch " << batch);
@@ -50,7 +50,7 @@ TEST_CASE("kernel looping never makes a step slower", "[dataflow_sim]") {
   const auto [model_name, system_name] = GENERATE(table<std::string, std::string>(
       {{"llama-3.1-8b", "sn40l"}, {"llama-3.1-8b", "sn40l-16"}, {"llama-3.1-70b", "sn40l-8"}, {"deepseek-r1-671b", "sn40l-16"},
        {"llama-3.1-8b", "dgx-h100"}}));
-  const ModelSpec model = test::model_config(model_name);
+  const graph::ModelShape model = test::model_config(model_name);
   const SystemSpec system = test::system_config(system_name);
   int compared = 0;
   for (const int64_t batch : {1, 8, 64}) {

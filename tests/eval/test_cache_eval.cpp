@@ -68,9 +68,9 @@ TEST_CASE("a smaller budget evicts, and the policies then differ from the full c
   full.capture_attention(true);
   const auto reference = full.run(documents, 16);
   // The captured attention of each step is a distribution per layer and group.
-  const auto& c = model->config;
+  const auto& c = model->shape;
   const size_t stride = static_cast<size_t>(c.context_length);
-  for (size_t block = stride * static_cast<size_t>(c.n_layers * c.n_kv_heads); block < reference[0].attention.size(); block += stride * 7) {
+  for (size_t block = stride * static_cast<size_t>(c.layers * c.kv_heads); block < reference[0].attention.size(); block += stride * 7) {
     double sum = 0;
     for (size_t p = 0; p < stride; ++p) sum += reference[0].attention[block + p];
     CHECK(sum == Approx(1.0).margin(1e-4));

@@ -8,8 +8,8 @@
 using namespace snapstream::graph;
 
 namespace {
-DecoderShape stories_shape() {
-  DecoderShape s;
+ModelShape stories_shape() {
+  ModelShape s;
   s.dim = 64;
   s.hidden_dim = 172;
   s.layers = 5;
@@ -63,7 +63,7 @@ TEST_CASE("tensor parallelism splits heads and MLP columns and all-reduces twice
     if (op.kind == OpKind::MatMul && op.weight.kind == WeightKind::Down) CHECK(op.weight.col_end - op.weight.col_begin == 172 / shards);
   }
   CHECK_THROWS_AS(build_decoder_graph(stories_shape(), {Phase::Decode, 1, 1}, 3), GraphError);
-  DecoderShape quantised = stories_shape();
+  ModelShape quantised = stories_shape();
   quantised.weight_dtype = snapstream::kernels::DType::Q8_0;
   CHECK_THROWS_AS(build_decoder_graph(quantised, {Phase::Decode, 1, 1}, 2), GraphError);  // 86 columns: not whole blocks
 }

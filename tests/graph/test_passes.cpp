@@ -7,8 +7,8 @@
 using namespace snapstream::graph;
 
 namespace {
-DecoderShape small_shape() {
-  DecoderShape s;
+ModelShape small_shape() {
+  ModelShape s;
   s.dim = 64;
   s.hidden_dim = 128;
   s.layers = 6;

@@ -122,7 +122,7 @@ TEST_CASE("the engine rejects bad requests and a full queue", "[engine]") {
   unknown.prompt_ids = {1, 100000};
   CHECK_THROWS_AS(engine.submit(unknown), InvalidRequestError);
   RequestSpec too_long;
-  too_long.prompt_ids.assign(static_cast<size_t>(model->config.context_length), 300);
+  too_long.prompt_ids.assign(static_cast<size_t>(model->shape.context_length), 300);
   CHECK_THROWS_AS(engine.submit(too_long), InvalidRequestError);
   RequestSpec bad_sampling;
   bad_sampling.prompt_ids = {1};

@@ -101,18 +101,18 @@ TEST_CASE("synthetic models load in every dtype and agree with the f32 one", "[g
   kernels::ThreadPool pool(2);
   const std::vector<int32_t> prompt = {1, 300 - 5, 280, 290, 270, 261};
   auto last_logits = [&](DType dtype) {
-    SyntheticModelOptions options{test::tiny_model_config(), dtype, 11};
+    SyntheticModelOptions options{test::tiny_model_shape(), dtype, 11};
     const auto path = dir / (std::string(kernels::dtype_name(dtype)) + ".gguf");
     write_synthetic_model(options, path.string());
     const auto model = load_model(path.string());
     CHECK(model->format == "gguf");
-    CHECK(model->config.n_kv_heads == 2);
-    CHECK_FALSE(model->config.tied_embeddings);
+    CHECK(model->shape.kv_heads == 2);
+    CHECK_FALSE(model->shape.tied_embeddings);
     CHECK(model->tokenizer.vocab_size() == 300);
     CHECK(model->weights.layers[1].w_down.dtype == dtype);
     SnapStreamConfig full;
     full.full_cache = true;
-    SlotKvCache cache(model->config, full.resolved(model->config.context_length), 1);
+    SlotKvCache cache(model->shape, full.resolved(model->shape.context_length), 1);
     GraphRunner runner(*model, pool, cache);
     std::vector<float> logits(300);
     runner.prefill(prompt, 0, logits.data());
@@ -133,12 +133,12 @@ TEST_CASE("synthetic models load in every dtype and agree with the f32 one", "[g
 
 TEST_CASE("prefill in one block equals feeding the prompt token by token", "[model]") {
   test::TempDir dir;
-  write_synthetic_model({test::tiny_model_config(), DType::F32, 5}, (dir / "m.gguf").string());
+  write_synthetic_model({test::tiny_model_shape(), DType::F32, 5}, (dir / "m.gguf").string());
   const auto model = load_model((dir / "m.gguf").string());
   kernels::ThreadPool pool(2);
   SnapStreamConfig full;
   full.full_cache = true;
-  SlotKvCache cache(model->config, full.resolved(model->config.context_length), 2);
+  SlotKvCache cache(model->shape, full.resolved(model->shape.context_length), 2);
   GraphRunner runner(*model, pool, cache);
   const std::vector<int32_t> prompt = {1, 290, 271, 299, 262, 280, 264, 277, 283};
   std::vector<float> block(300), step(300);

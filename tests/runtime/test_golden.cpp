@@ -57,7 +57,7 @@ TEST_CASE("generation respects the context length", "[generate]") {
   if (!models) return;
   const auto model = load_model((*models / "stories260K.gguf").string());
   kernels::ThreadPool pool(2);
-  const int64_t context = model->config.context_length;
+  const int64_t context = model->shape.context_length;
 
   GenerationOptions options;
   options.max_tokens = 100000;

@@ -35,7 +35,7 @@ std::optional<Stories> load_stories() {
   Stories stories;
   stories.model = load_model((*models / "stories260K.gguf").string());
   stories.ids = story_ids(*stories.model, *models);
-  stories.vocab = stories.model->config.vocab_size;
+  stories.vocab = stories.model->shape.vocab;
   return stories;
 }
 
@@ -53,7 +53,7 @@ TEST_CASE("decode buckets pad and mask at every edge", "[graph_runner]") {
   if (!stories) return;
   const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 6);
+  SlotKvCache cache(model->shape, snapstream_c128().resolved(model->shape.context_length), 6);
   GraphRunner runner(*model, pool, cache, {{1, 4, 8}, {64, 256}, 1, true});
 
   // Five sequences of different lengths, one of them past the capacity; plus a solo copy of each.
@@ -88,10 +88,10 @@ TEST_CASE("prefill buckets pad and mask at every edge", "[graph_runner]") {
   if (!stories) return;
   const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  const auto config = snapstream_c128().resolved(model->config.context_length);
+  const auto config = snapstream_c128().resolved(model->shape.context_length);
   for (const int64_t length : {1, 64, 65, 200}) {
     INFO("prompt of " << length << " tokens");
-    SlotKvCache exact_cache(model->config, config, 1), padded_cache(model->config, config, 1);
+    SlotKvCache exact_cache(model->shape, config, 1), padded_cache(model->shape, config, 1);
     GraphRunner exact(*model, pool, exact_cache, {{1}, {length}, 1, true});
     GraphRunner padded(*model, pool, padded_cache, {{1}, {64, 256}, 1, true});
     std::vector<float> a(static_cast<size_t>(vocab)), b(a.size());
@@ -109,7 +109,7 @@ TEST_CASE("tensor-parallel shards reproduce the single-shard model", "[graph_run
   kernels::ThreadPool pool(2);
   const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 300);  // past C = 128: compaction runs per shard
   auto run = [&](int32_t shards, const std::vector<int32_t>* forced, std::vector<std::vector<float>>& logits) {
-    SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 1);
+    SlotKvCache cache(model->shape, snapstream_c128().resolved(model->shape.context_length), 1);
     GraphRunner runner(*model, pool, cache, {{1}, {512}, shards, true});
     std::vector<int32_t> tokens;
     std::vector<float> step(static_cast<size_t>(vocab));
@@ -143,7 +143,7 @@ TEST_CASE("a thousand decode steps compile no graph and allocate no arena or cac
   if (!stories) return;
   const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 3);
+  SlotKvCache cache(model->shape, snapstream_c128().resolved(model->shape.context_length), 3);
   GraphRunner runner(*model, pool, cache);
   const int64_t compiles = runner.graphs().compiles();
   const auto* cache_storage = cache.keys(0, 0);
@@ -152,7 +152,7 @@ TEST_CASE("a thousand decode steps compile no graph and allocate no arena or cac
   int64_t steps = 0, restarts = 0;
   while (steps < 1000) {
     for (int64_t slot = 0; slot < 3; ++slot) {
-      if (cache.state(slot).length != 0 && cache.state(slot).length < model->config.context_length) continue;
+      if (cache.state(slot).length != 0 && cache.state(slot).length < model->shape.context_length) continue;
       // A fresh sequence whenever one reaches the end of the context.
       runner.prefill({ids.data() + slot * 7, static_cast<size_t>(50 + 60 * slot)}, slot, logits.data());
       inputs[static_cast<size_t>(slot)] = {argmax(logits.data(), vocab), slot};
@@ -174,7 +174,7 @@ TEST_CASE("long prompts split into chunks that end with the observation window",
   if (!stories) return;
   const auto& [model, ids, vocab] = *stories;
   kernels::ThreadPool pool(2);
-  SlotKvCache cache(model->config, snapstream_c128().resolved(model->config.context_length), 2);  // W = 32
+  SlotKvCache cache(model->shape, snapstream_c128().resolved(model->shape.context_length), 2);  // W = 32
   GraphRunner runner(*model, pool, cache, {{1}, {64, 128}, 1, true});
   using Chunks = std::vector<int64_t>;
   CHECK(runner.chunk_lengths(1) == Chunks{1});
@@ -185,7 +185,7 @@ TEST_CASE("long prompts split into chunks that end with the observation window",
 
   // One chunked prompt at a time, chunks in order; a cancelled one frees the history.
   const std::span<const int32_t> prompt(ids.data(), 300);
-  std::vector<float> logits(static_cast<size_t>(model->config.vocab_size));
+  std::vector<float> logits(static_cast<size_t>(model->shape.vocab));
   CHECK_FALSE(runner.prefill_chunk(prompt, 0, 128, 0, logits.data()));
   CHECK_THROWS_AS(runner.prefill_chunk(prompt, 0, 128, 1, logits.data()), InvalidRequestError);
   CHECK_THROWS_AS(runner.prefill_chunk(prompt, 200, 100, 0, logits.data()), InvalidRequestError);
@@ -207,9 +207,9 @@ TEST_CASE("a prompt prefilled in chunks decodes like one prefilled whole", "[gra
   SnapStreamConfig full;
   full.full_cache = true;
   for (const SnapStreamConfig& config : {full, snapstream_c128()}) {
-    INFO(config.resolved(model->config.context_length).describe());
-    const auto resolved = config.resolved(model->config.context_length);
-    SlotKvCache whole_cache(model->config, resolved, 1), chunked_cache(model->config, resolved, 1);
+    INFO(config.resolved(model->shape.context_length).describe());
+    const auto resolved = config.resolved(model->shape.context_length);
+    SlotKvCache whole_cache(model->shape, resolved, 1), chunked_cache(model->shape, resolved, 1);
     GraphRunner whole(*model, pool, whole_cache, {{1}, {512}, 1, true});
     GraphRunner chunked(*model, pool, chunked_cache, {{1}, {64, 128}, 1, true});
     REQUIRE(chunked.chunk_lengths(300).size() == 3);
@@ -217,8 +217,8 @@ TEST_CASE("a prompt prefilled in chunks decodes like one prefilled whole", "[gra
     whole.prefill(prompt, 0, a.data());
     chunked.prefill(prompt, 0, b.data());
     // SnapKV ran once over the whole prompt in both: the same positions are kept.
-    for (int64_t layer = 0; layer < model->config.n_layers; ++layer)
-      CHECK(std::equal(whole_cache.positions(0, layer), whole_cache.positions(0, layer) + model->config.n_kv_heads * resolved.capacity,
+    for (int64_t layer = 0; layer < model->shape.layers; ++layer)
+      CHECK(std::equal(whole_cache.positions(0, layer), whole_cache.positions(0, layer) + model->shape.kv_heads * resolved.capacity,
                        chunked_cache.positions(0, layer)));
     for (int step = 0; step < 60; ++step) {
       for (int64_t i = 0; i < vocab; ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-4));

@@ -59,9 +59,9 @@ struct Fixture {
   std::filesystem::path good = dir / "good.gguf";
   std::vector<char> bytes;
   Fixture() {
-    ModelConfig c = test::tiny_model_config();
-    c.n_layers = 1;
-    c.vocab_size = 270;
+    graph::ModelShape c = test::tiny_model_shape();
+    c.layers = 1;
+    c.vocab = 270;
     write_synthetic_model({c, kernels::DType::F32, 1}, good.string());
     bytes = read_all(good);
   }
@@ -76,7 +76,7 @@ struct Fixture {
 
 TEST_CASE("the unmodified fixture loads", "[errors]") {
   Fixture f;
-  CHECK(load_model(f.good.string())->config.vocab_size == 270);
+  CHECK(load_model(f.good.string())->shape.vocab == 270);
 }
 
 TEST_CASE("truncated GGUF files fail cleanly at every cut", "[errors]") {

@@ -36,16 +36,16 @@ class DenseReference {
   using Allowed = std::function<bool(int64_t layer, int64_t kv_head, int64_t position)>;
 
   explicit DenseReference(const Model& model)
-      : m_(model), c_(model.config), keys_(c_.n_layers), raw_keys_(c_.n_layers), values_(c_.n_layers) {}
+      : m_(model), c_(model.shape), keys_(c_.layers), raw_keys_(c_.layers), values_(c_.layers) {}
 
   // Returns the logits; when `queries` is given, stores the rotated queries of every layer.
   // `reindexed`: RoPE positions are ranks among the positions a query sees (StreamingLLM), the
   // query itself last; otherwise absolute positions.
   std::vector<float> step(int32_t token, int64_t p, const Allowed& allowed, std::vector<std::vector<float>>* queries = nullptr,
                           bool reindexed = false) {
-    const int64_t dim = c_.dim, hd = c_.head_dim(), kv_dim = c_.kv_dim(), group = c_.n_heads / c_.n_kv_heads;
+    const int64_t dim = c_.dim, hd = c_.head_dim, kv_dim = c_.kv_dim(), group = c_.heads / c_.kv_heads;
     std::vector<float> x = row(m_.weights.token_embedding, token);
-    for (int64_t l = 0; l < c_.n_layers; ++l) {
+    for (int64_t l = 0; l < c_.layers; ++l) {
       const LayerWeights& w = m_.weights.layers[static_cast<size_t>(l)];
       auto xn = rmsnorm(x, w.attention_norm);
       auto q = matvec(w.wq, xn), k = matvec(w.wk, xn), v = matvec(w.wv, xn);
@@ -57,7 +57,7 @@ class DenseReference {
       keys_[static_cast<size_t>(l)].insert(keys_[static_cast<size_t>(l)].end(), k.begin(), k.end());
       values_[static_cast<size_t>(l)].insert(values_[static_cast<size_t>(l)].end(), v.begin(), v.end());
       std::vector<float> out(static_cast<size_t>(dim), 0.0f);
-      for (int64_t h = 0; h < c_.n_heads; ++h) {
+      for (int64_t h = 0; h < c_.heads; ++h) {
         const int64_t kv = h / group;
         std::vector<int64_t> seen;
         for (int64_t t = 0; t < p; ++t)
@@ -114,7 +114,7 @@ class DenseReference {
     return y;
   }
   void rope(std::vector<float>& v, int64_t p) const {
-    const int64_t hd = c_.head_dim();
+    const int64_t hd = c_.head_dim;
     for (size_t base = 0; base < v.size(); base += static_cast<size_t>(hd))
       for (int64_t i = 0; i < hd; i += 2) {
         const float angle = static_cast<float>(p) * (1.0f / std::pow(c_.rope_theta, static_cast<float>(i) / static_cast<float>(hd)));
@@ -128,16 +128,16 @@ class DenseReference {
   }
 
   const Model& m_;
-  const ModelConfig& c_;
+  const graph::ModelShape& c_;
   std::vector<std::vector<float>> keys_, raw_keys_, values_;  // per layer; raw keys before RoPE
 };
 
 // SnapKV selection the slow way: window votes with a causal softmax per query, summed over the
 // heads of a group, max-pooled over the candidates, top-K with earlier positions first.
-std::vector<int32_t> reference_selection(const ModelConfig& c, const std::vector<float>& keys,
+std::vector<int32_t> reference_selection(const graph::ModelShape& c, const std::vector<float>& keys,
                                          const std::vector<std::vector<float>>& window_q, int64_t length, int64_t kv,
                                          const SnapStreamConfig& s) {
-  const int64_t hd = c.head_dim(), group = c.n_heads / c.n_kv_heads, window = static_cast<int64_t>(window_q.size());
+  const int64_t hd = c.head_dim, group = c.heads / c.kv_heads, window = static_cast<int64_t>(window_q.size());
   std::vector<double> score(static_cast<size_t>(length), 0.0);
   for (int64_t i = 0; i < window; ++i) {
     const int64_t position = length - window + i;
@@ -181,7 +181,7 @@ TEST_CASE("SnapStream decode equals a dense reference over the positions the cac
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   const auto model = load_model((*models / "stories260K.gguf").string());
-  const ModelConfig& c = model->config;
+  const graph::ModelShape& c = model->shape;
   kernels::ThreadPool pool(2);
   const int64_t length = 320, steps = c.context_length - length;  // 192 steps: the 64-slot ring wraps 3 times
   SnapStreamConfig config;
@@ -197,25 +197,25 @@ TEST_CASE("SnapStream decode equals a dense reference over the positions the cac
   // The engine: prefill with compaction, then greedy decode steps.
   SlotKvCache cache(c, config, 2);
   GraphRunner runner(*model, pool, cache);
-  std::vector<float> logits(static_cast<size_t>(c.vocab_size));
+  std::vector<float> logits(static_cast<size_t>(c.vocab));
   runner.prefill(prompt, 1, logits.data());
 
   // The reference prefill: full causal attention, keeping the window's queries.
   DenseReference reference(*model);
-  std::vector<std::vector<std::vector<float>>> window_q(static_cast<size_t>(c.n_layers));
+  std::vector<std::vector<std::vector<float>>> window_q(static_cast<size_t>(c.layers));
   std::vector<float> expected;
   for (int64_t p = 0; p < length; ++p) {
-    std::vector<std::vector<float>> q(static_cast<size_t>(c.n_layers));
+    std::vector<std::vector<float>> q(static_cast<size_t>(c.layers));
     expected = reference.step(prompt[static_cast<size_t>(p)], p, [](int64_t, int64_t, int64_t) { return true; }, &q);
     if (p >= length - config.window)
-      for (int64_t l = 0; l < c.n_layers; ++l) window_q[static_cast<size_t>(l)].push_back(q[static_cast<size_t>(l)]);
+      for (int64_t l = 0; l < c.layers; ++l) window_q[static_cast<size_t>(l)].push_back(q[static_cast<size_t>(l)]);
   }
   for (size_t i = 0; i < logits.size(); ++i) REQUIRE(logits[i] == Approx(expected[i]).margin(1e-4));
 
   // The selection the cache holds is the reference's, for every layer and KV head.
-  std::vector<std::vector<std::set<int64_t>>> selected(static_cast<size_t>(c.n_layers));
-  for (int64_t l = 0; l < c.n_layers; ++l)
-    for (int64_t kv = 0; kv < c.n_kv_heads; ++kv) {
+  std::vector<std::vector<std::set<int64_t>>> selected(static_cast<size_t>(c.layers));
+  for (int64_t l = 0; l < c.layers; ++l)
+    for (int64_t kv = 0; kv < c.kv_heads; ++kv) {
       const auto chosen = reference_selection(c, reference.keys(l), window_q[static_cast<size_t>(l)], length, kv, config);
       const int32_t* held = cache.positions(1, l) + kv * config.capacity;
       INFO("layer " << l << ", kv head " << kv);
@@ -258,9 +258,9 @@ TEST_CASE("SnapStream with room for every position equals the full cache exactly
     config.full_cache = full_cache;
     config.positions = positions;
     config.capacity = 300;
-    SlotKvCache cache(model->config, config.resolved(model->config.context_length), 1);
+    SlotKvCache cache(model->shape, config.resolved(model->shape.context_length), 1);
     GraphRunner runner(*model, pool, cache);
-    std::vector<float> logits(static_cast<size_t>(model->config.vocab_size)), all;
+    std::vector<float> logits(static_cast<size_t>(model->shape.vocab)), all;
     runner.prefill(prompt, 0, logits.data());
     for (int step = 0; step < 150; ++step) {
       all.insert(all.end(), logits.begin(), logits.end());
