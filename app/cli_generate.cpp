@@ -8,6 +8,7 @@
 
 #include "kernels/thread_pool.h"
 #include "runtime/generator.h"
+#include "runtime/prompt_check.h"
 #include "runtime/utf8_stream.h"
 #include "app/engine_options.h"
 #include "app/commands.h"
@@ -41,14 +42,13 @@ void run_generate(const GenerateArgs& args) {
   options.sampling = {args.temperature, args.top_k, args.top_p, args.seed};
   options.cache = args.engine.cache;
   options.graphs = args.engine.graphs;
+  // Compiled before anything is printed: a plan the shape cannot take fails with nothing on stdout.
+  Generator generator(*model, pool, options);
   if (args.engine.list_graphs) {
-    SlotKvCache cache(model->shape, options.cache.resolved(model->shape.context_length), 1);
-    GraphPlan plan = options.graphs;
-    plan.decode_batches = {1};
-    std::cout << describe_plan(*model, GraphRunner(*model, pool, cache, plan), cache);
+    std::cout << describe_plan(*model, generator.runner(), generator.cache());
     return;
   }
-  spdlog::info("KV cache: {}", options.cache.resolved(model->shape.context_length).describe());
+  spdlog::info("KV cache: {}", generator.cache().config().describe());
 
   Utf8Stream stream;
   int32_t previous = prompt_ids.back();
@@ -62,11 +62,12 @@ void run_generate(const GenerateArgs& args) {
       std::fflush(stdout);
     }
   };
+  check_prompt(prompt_ids, model->shape.context_length, tokenizer);
   if (!args.json) {
     std::fwrite(args.prompt.data(), 1, args.prompt.size(), stdout);
     std::fflush(stdout);
   }
-  const GenerationResult result = generate(*model, pool, prompt_ids, options, on_token);
+  const GenerationResult result = generator.run(prompt_ids, on_token);
   const std::string tail = stream.finish();
   text += tail;
 

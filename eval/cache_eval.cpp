@@ -56,7 +56,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
                                              std::span<const DocumentRun> reference) {
   const auto vocab = static_cast<size_t>(model_.shape.vocab);
   const auto count = static_cast<int64_t>(documents.size());
-  if (count > slots()) throw InvalidRequestError("more documents than evaluation slots");
+  if (count > slots()) throw ContractError("more documents than evaluation slots");
   int64_t steps = 0;
   for (const EvalDocument& d : documents) {
     const auto length = static_cast<int64_t>(d.prompt.size() + d.continuation.size());
@@ -66,7 +66,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
                                 std::to_string(model_.shape.context_length));
     steps = std::max(steps, static_cast<int64_t>(d.continuation.size()));
   }
-  if (!reference.empty() && reference.size() != documents.size()) throw InvalidRequestError("one reference run per document");
+  if (!reference.empty() && reference.size() != documents.size()) throw ContractError("one reference run per document");
   const graph::ModelShape& c = model_.shape;
   const int64_t groups = c.kv_heads, stride = c.context_length;
   const auto step_size = static_cast<size_t>(c.layers * groups * stride);

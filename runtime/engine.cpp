@@ -9,6 +9,7 @@
 #include <chrono>
 #include <thread>
 
+#include "runtime/prompt_check.h"
 #include "runtime/scheduler.h"
 #include "runtime/stop_rule.h"
 #include "runtime/token_logprobs.h"
@@ -51,13 +52,8 @@ void Engine::shutdown() {
 }
 
 std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
-  const auto length = static_cast<int64_t>(spec.prompt_ids.size());
-  if (length == 0) throw InvalidRequestError("the prompt has no tokens");
-  if (length >= model_.shape.context_length)
-    throw InvalidRequestError("the prompt has " + std::to_string(length) + " tokens; the context holds " +
-                              std::to_string(model_.shape.context_length) + ", leaving no room to generate");
+  check_prompt(spec.prompt_ids, model_.shape.context_length, model_.tokenizer);
   if (spec.max_tokens < 0) throw InvalidRequestError("max_tokens must be >= 0");
-  model_.tokenizer.check_ids(spec.prompt_ids);
   model_.tokenizer.check_ids(spec.stop_ids);
   spec.sampling.validate();
 

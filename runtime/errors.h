@@ -35,4 +35,17 @@ class InvalidRequestError : public InputError {
   using InputError::InputError;
 };
 
+// A prompt that leaves no room to generate within the model's context.
+class ContextLengthError : public InvalidRequestError {
+ public:
+  using InvalidRequestError::InvalidRequestError;
+};
+
+// A caller broke a contract of the runtime's own interfaces (a slot out of range, prefill
+// chunks out of order): a fault of the program, never of the user's input.
+class ContractError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace snapstream

@@ -11,6 +11,7 @@
 #include "runtime/graph_runner.h"
 #include "runtime/model.h"
 #include "runtime/sampler.h"
+#include "runtime/slot_kv_cache.h"
 #include "runtime/snapstream_config.h"
 
 namespace snapstream {
@@ -35,9 +36,30 @@ struct GenerationResult {
   double decode_tokens_per_s() const;
 };
 
-// Calls on_token for each generated id as soon as it is chosen. max_tokens is reduced to what
-// the context leaves after the prompt. Throws InvalidRequestError for an empty prompt, a prompt
-// that fills the context, or ids outside the vocabulary.
+// One sequence's graphs and cache, compiled and allocated once; run() then generates for one
+// prompt after another.
+class Generator {
+ public:
+  // Throws ConfigError for a cache or tensor-parallel plan the model's shape cannot take, before
+  // any prompt is looked at.
+  Generator(const Model& model, kernels::ThreadPool& pool, const GenerationOptions& options);
+
+  // Calls on_token for each generated id as soon as it is chosen. max_tokens is reduced to what
+  // the context leaves after the prompt. Throws InvalidRequestError for an empty prompt, a
+  // prompt that fills the context, or ids outside the vocabulary.
+  GenerationResult run(std::span<const int32_t> prompt_ids, const std::function<void(int32_t)>& on_token = {});
+
+  const GraphRunner& runner() const { return runner_; }
+  const SlotKvCache& cache() const { return cache_; }
+
+ private:
+  const Model& model_;
+  GenerationOptions options_;
+  SlotKvCache cache_;
+  GraphRunner runner_;
+};
+
+// Generator(model, pool, options).run(prompt_ids, on_token).
 GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::span<const int32_t> prompt_ids,
                           const GenerationOptions& options, const std::function<void(int32_t)>& on_token = {});
 

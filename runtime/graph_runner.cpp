@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "graph/errors.h"
 #include "runtime/errors.h"
+#include "runtime/prompt_check.h"
 #include "runtime/prompt_compaction.h"
 
 namespace snapstream {
@@ -43,6 +45,17 @@ graph::BucketPlan bucket_plan(const GraphPlan& plan, const graph::ModelShape& c,
   return buckets;
 }
 
+// graph/ refuses a shape the plan cannot split or bucket with GraphError: the user's --tp or
+// buckets are at fault, so it leaves the runtime as a ConfigError.
+graph::GraphCache compile_graphs(const Model& model, const SlotKvCache& cache, const GraphPlan& plan) {
+  try {
+    return graph::GraphCache(served_shape(model.shape, cache, model.weights.wq_dtype(), plan.shards),
+                             bucket_plan(plan, model.shape, cache.slots()), {plan.shards, plan.kernel_looping});
+  } catch (const graph::GraphError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
 }  // namespace
 
 class GraphRunner::Bindings final : public graph::ExecutionBindings {
@@ -64,7 +77,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
       case K::Gate: return layer_of(layer).w_gate;
       case K::Up: return layer_of(layer).w_up;
       case K::Down: return layer_of(layer).w_down;
-      default: throw InvalidRequestError("weight " + std::string(graph::weight_kind_name(kind)) + " is not a matrix");
+      default: throw ContractError("weight " + std::string(graph::weight_kind_name(kind)) + " is not a matrix");
     }
   }
 
@@ -74,7 +87,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
       case K::AttentionNorm: return layer_of(layer).attention_norm;
       case K::MlpNorm: return layer_of(layer).mlp_norm;
       case K::FinalNorm: return model_.weights.final_norm;
-      default: throw InvalidRequestError("weight " + std::string(graph::weight_kind_name(kind)) + " is not a vector");
+      default: throw ContractError("weight " + std::string(graph::weight_kind_name(kind)) + " is not a vector");
     }
   }
 
@@ -104,7 +117,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   }
 
   PromptHistory prompt_history(int64_t layer, int64_t kv_begin) override {
-    if (history_ == nullptr) throw InvalidRequestError("this runner has no prompt history for chunked prefill");
+    if (history_ == nullptr) throw ContractError("this runner has no prompt history for chunked prefill");
     const graph::ModelShape& c = model_.shape;
     float* keys = history_ + layer * 2 * c.context_length * c.kv_dim() + kv_begin * c.context_length * c.head_dim;
     return {keys, keys + c.context_length * c.kv_dim()};
@@ -138,8 +151,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
 GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCache& cache, const GraphPlan& plan)
     : model_(model),
       cache_(cache),
-      graphs_(served_shape(model.shape, cache, model.weights.wq_dtype(), plan.shards), bucket_plan(plan, model.shape, cache.slots()),
-              {plan.shards, plan.kernel_looping}),
+      graphs_(compile_graphs(model, cache, plan)),
       executor_(pool),
       pool_(pool) {
   int64_t arena = 0;
@@ -180,33 +192,30 @@ void GraphRunner::abandon_prefill(int64_t slot) {
 
 bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, int64_t count, int64_t slot, float* logits) {
   const auto length = static_cast<int64_t>(prompt.size());
-  if (length < 1 || length >= model_.shape.context_length)
-    throw InvalidRequestError("a prompt of " + std::to_string(length) + " tokens does not fit the context of " +
-                              std::to_string(model_.shape.context_length));
-  if (slot < 0 || slot >= cache_.slots()) throw InvalidRequestError("prefill slot out of range");
+  check_prompt(prompt, model_.shape.context_length, model_.tokenizer);
+  if (slot < 0 || slot >= cache_.slots()) throw ContractError("prefill slot out of range");
   if (start < 0 || count < 1 || count > length - start || count > graphs_.max_prefill_length())
-    throw InvalidRequestError("prefill chunk [" + std::to_string(start) + ", +" + std::to_string(count) +
-                              ") does not fit a prompt of " + std::to_string(length) + " tokens and the largest bucket (" +
-                              std::to_string(graphs_.max_prefill_length()) + ")");
+    throw ContractError("prefill chunk [" + std::to_string(start) + ", +" + std::to_string(count) + ") does not fit a prompt of " +
+                        std::to_string(length) + " tokens and the largest bucket (" + std::to_string(graphs_.max_prefill_length()) +
+                        ")");
   const bool ends = start + count == length;
   const bool chunked = !(start == 0 && ends);
   if (ends && length > 1 && count < std::min(cache_.config().window, length))
-    throw InvalidRequestError("the last prefill chunk must hold the observation window; use chunk_lengths()");
+    throw ContractError("the last prefill chunk must hold the observation window; use chunk_lengths()");
   if (chunked) {
     if (history_.empty())
-      throw InvalidRequestError("every prompt fits one prefill graph here; prefill it in one chunk");
+      throw ContractError("every prompt fits one prefill graph here; prefill it in one chunk");
     if (start == 0) {
       if (history_slot_ >= 0 && history_slot_ != slot)
-        throw InvalidRequestError("slot " + std::to_string(history_slot_) + " is prefilling a long prompt; one at a time");
+        throw ContractError("slot " + std::to_string(history_slot_) + " is prefilling a long prompt; one at a time");
       history_slot_ = slot;
       history_length_ = 0;
     } else if (history_slot_ != slot || history_length_ != start) {
-      throw InvalidRequestError("prefill chunk at " + std::to_string(start) + " does not continue slot " +
-                                std::to_string(slot) + "'s prompt");
+      throw ContractError("prefill chunk at " + std::to_string(start) + " does not continue slot " + std::to_string(slot) +
+                          "'s prompt");
     }
   }
   const std::span<const int32_t> tokens = prompt.subspan(static_cast<size_t>(start), static_cast<size_t>(count));
-  model_.tokenizer.check_ids(tokens);
   if (start == 0) cache_.reset(slot);
   Bindings bindings(model_, cache_, pool_, history_.empty() ? nullptr : history_.data());
   bindings.slots = {slot};
@@ -214,7 +223,7 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
   rows.tokens = tokens;
   rows.first_position = start;
   rows.prompt_ends = ends;
-  const float* out = executor_.run(graphs_.prefill(count), bindings, rows, arena_.data());
+  const float* out = run_step(graph::Phase::Prefill, count, bindings, rows);
   compaction_seconds_ += bindings.compaction_seconds;
   if (chunked) history_length_ = start + count;
   if (!ends) return false;
@@ -225,22 +234,38 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
   return true;
 }
 
+const float* GraphRunner::run_step(graph::Phase phase, int64_t size, Bindings& bindings, const graph::StepRows& rows) {
+  // The checks above keep every step inside the compiled buckets: a refusal from graph/ here is
+  // the runtime's own fault.
+  try {
+    const bool decode = phase == graph::Phase::Decode;
+    const graph::Graph& graph = decode ? graphs_.decode(size) : graphs_.prefill(size);
+    if (decode) {
+      decode_rows_ += size;
+      padded_rows_ += graph.key.batch - size;
+    }
+    return executor_.run(graph, bindings, rows, arena_.data());
+  } catch (const graph::GraphError& e) {
+    throw ContractError(std::string("a step outside the compiled graphs: ") + e.what());
+  }
+}
+
 void GraphRunner::set_attention_observer(AttentionObserver observer) { observer_ = std::move(observer); }
 
 void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
   const auto b = static_cast<int64_t>(batch.size());
   if (b < 1 || b > graphs_.max_decode_batch())
-    throw InvalidRequestError("a decode step of " + std::to_string(b) + " sequences exceeds the largest batch bucket (" +
-                              std::to_string(graphs_.max_decode_batch()) + ")");
+    throw ContractError("a decode step of " + std::to_string(b) + " sequences exceeds the largest batch bucket (" +
+                        std::to_string(graphs_.max_decode_batch()) + ")");
   Bindings bindings(model_, cache_, pool_, nullptr, &observer_);
   std::vector<int32_t> tokens;
   for (int64_t i = 0; i < b; ++i) {
     const DecodeInput& in = batch[static_cast<size_t>(i)];
-    if (in.slot < 0 || in.slot >= cache_.slots()) throw InvalidRequestError("decode slot out of range");
+    if (in.slot < 0 || in.slot >= cache_.slots()) throw ContractError("decode slot out of range");
     if (std::count(bindings.slots.begin(), bindings.slots.end(), in.slot) != 0)
-      throw InvalidRequestError("a decode batch names slot " + std::to_string(in.slot) + " twice");
+      throw ContractError("a decode batch names slot " + std::to_string(in.slot) + " twice");
     if (cache_.state(in.slot).length >= model_.shape.context_length)
-      throw InvalidRequestError("the sequence in slot " + std::to_string(in.slot) + " has reached the context length");
+      throw ContractError("the sequence in slot " + std::to_string(in.slot) + " has reached the context length");
     tokens.push_back(in.token);
     bindings.slots.push_back(in.slot);
     bindings.positions.push_back(cache_.state(in.slot).length);
@@ -258,10 +283,7 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
   rows.tokens = tokens;
   rows.positions = bindings.rotations;
   if (shifted) rows.shifted_positions = bindings.shifted_rotations;
-  const graph::Graph& graph = graphs_.decode(b);
-  decode_rows_ += b;
-  padded_rows_ += graph.key.batch - b;
-  const float* out = executor_.run(graph, bindings, rows, arena_.data());
+  const float* out = run_step(graph::Phase::Decode, b, bindings, rows);
   std::copy_n(out, b * model_.shape.vocab, logits);
   for (int64_t slot : bindings.slots) cache_.state(slot).length += 1;
 }

@@ -71,6 +71,8 @@ class GraphRunner {
 
  private:
   class Bindings;
+  // Runs the compiled graph of this phase and bucket size; throws ContractError if there is none.
+  const float* run_step(graph::Phase phase, int64_t size, Bindings& bindings, const graph::StepRows& rows);
 
   const Model& model_;
   SlotKvCache& cache_;

@@ -44,7 +44,7 @@ void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, fl
     return;
   }
   if (window < 1 || window > length || window_queries == nullptr)
-    throw InvalidRequestError("SnapKV selection needs the queries of an observation window inside the prompt");
+    throw ContractError("SnapKV selection needs the queries of an observation window inside the prompt");
   const int64_t sink = config.sink, ring = config.ring, compressed = config.compressed();
   std::vector<int32_t> selected(static_cast<size_t>(kv_heads * compressed)), kept(static_cast<size_t>(capacity));
   if (compressed == 0) {

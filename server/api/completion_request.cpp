@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "runtime/errors.h"
+#include "runtime/prompt_check.h"
 #include "server/api/api_error.h"
 
 namespace snapstream::server::api {
@@ -140,13 +142,14 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
   }
   int64_t longest = 0;
   for (const auto& p : r.prompts) {
-    const auto length = static_cast<int64_t>(p.size());
-    if (length >= context.context_length)
-      throw ApiError(400,
-                     "the prompt has " + std::to_string(length) + " tokens; this model's context holds " +
-                         std::to_string(context.context_length) + ", leaving no room to generate",
-                     chat ? "messages" : "prompt", "context_length_exceeded");
-    longest = std::max(longest, length);
+    try {
+      check_prompt(p, context.context_length, tokenizer);
+    } catch (const ContextLengthError& e) {
+      throw ApiError(400, e.what(), chat ? "messages" : "prompt", "context_length_exceeded");
+    } catch (const InvalidRequestError& e) {
+      throw ApiError(400, e.what(), chat ? "messages" : "prompt");
+    }
+    longest = std::max(longest, static_cast<int64_t>(p.size()));
   }
 
   const json* max_tokens = chat && field(j, "max_completion_tokens") ? field(j, "max_completion_tokens") : field(j, "max_tokens");

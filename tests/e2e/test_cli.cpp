@@ -94,6 +94,28 @@ TEST_CASE("a broken model file gives a one-line error and exit code 2", "[e2e]")
   }
 }
 
+TEST_CASE("a tensor-parallel plan the shape cannot take exits 2 before any output", "[e2e]") {
+  test::TempDir dir;
+  // 3 KV heads split over 3 shards, but the MLP's 128 columns do not.
+  std::ofstream(dir / "odd.json") << R"({"name": "odd", "dim": 96, "hidden_dim": 128, "n_layers": 2, "n_heads": 6,
+                                        "n_kv_heads": 3, "vocab_size": 300, "context_length": 64})";
+  const auto model = shell_quote((dir / "odd.gguf").string());
+  const auto made = test::run_command(binary() + " make-model --shape " + shell_quote((dir / "odd.json").string()) + " --out " + model);
+  INFO(made.err);
+  REQUIRE(made.exit_code == 0);
+  REQUIRE(test::run_command(binary() + " generate --model " + model + " --prompt 'once upon' --max-tokens 4 --tp 1").exit_code == 0);
+  for (const std::string json : {"", " --json"}) {
+    INFO("generate --tp 3" << json);
+    const auto result = test::run_command(binary() + " generate --model " + model + " --prompt 'once upon' --max-tokens 4 --tp 3" + json);
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err.find("must divide by 3") != std::string::npos);
+  }
+  const auto deepseek = test::run_command(binary() + " make-model --shape deepseek-r1-671b --out " + model);
+  CHECK(deepseek.exit_code == 2);
+  CHECK(deepseek.err.find("not a Llama-family shape") != std::string::npos);
+}
+
 TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;

@@ -187,10 +187,12 @@ TEST_CASE("long prompts split into chunks that end with the observation window",
   const std::span<const int32_t> prompt(ids.data(), 300);
   std::vector<float> logits(static_cast<size_t>(model->shape.vocab));
   CHECK_FALSE(runner.prefill_chunk(prompt, 0, 128, 0, logits.data()));
-  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 0, 128, 1, logits.data()), InvalidRequestError);
-  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 200, 100, 0, logits.data()), InvalidRequestError);
-  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 128, 129, 0, logits.data()), InvalidRequestError);  // past the bucket
-  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 128, 160, 0, logits.data()), InvalidRequestError);  // window split
+  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 0, 128, 1, logits.data()), ContractError);
+  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 200, 100, 0, logits.data()), ContractError);
+  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 128, 129, 0, logits.data()), ContractError);  // past the bucket
+  CHECK_THROWS_AS(runner.prefill_chunk(prompt, 128, 160, 0, logits.data()), ContractError);  // window split
+  // A bad prompt is the caller's input, not a broken contract.
+  CHECK_THROWS_AS(runner.prefill_chunk(std::span<const int32_t>(ids.data(), 0), 0, 1, 0, logits.data()), InvalidRequestError);
   runner.abandon_prefill(0);
   CHECK_FALSE(runner.prefill_chunk(prompt, 0, 128, 1, logits.data()));
   CHECK_FALSE(runner.prefill_chunk(prompt, 128, 128, 1, logits.data()));
