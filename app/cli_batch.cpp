@@ -8,7 +8,7 @@
 #include "kernels/thread_pool.h"
 #include "runtime/engine.h"
 #include "runtime/errors.h"
-#include "runtime/utf8_stream.h"
+#include "runtime/text_stream.h"
 #include "app/engine_options.h"
 #include "app/commands.h"
 #include "app/model_options.h"
@@ -26,16 +26,6 @@ struct BatchArgs {
   bool json = false;
   EngineFlags engine;
 };
-
-std::string decode_text(const Tokenizer& tokenizer, int32_t previous, const std::vector<int32_t>& ids) {
-  Utf8Stream stream;
-  std::string text;
-  for (int32_t id : ids) {
-    text += stream.push(tokenizer.token_bytes(id, previous));
-    previous = id;
-  }
-  return text + stream.finish();
-}
 
 void run_batch(const BatchArgs& args) {
   const auto prompts = args.engine.list_graphs ? std::vector<PromptLine>{} : read_prompt_file(args.prompts);
@@ -71,7 +61,7 @@ void run_batch(const BatchArgs& args) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   for (size_t i = 0; i < prompts.size(); ++i) {
-    const std::string text = decode_text(model->tokenizer, prompt_ids[i].back(), outputs[i]);
+    const std::string text = detokenize(model->tokenizer, outputs[i], prompt_ids[i].back());
     const auto reason = finish_reason_name(streams[i]->finish_reason());
     if (args.json) {
       nlohmann::json line = {{"index", i}, {"prompt_ids", prompt_ids[i]}, {"ids", outputs[i]}, {"text", text},

@@ -9,7 +9,7 @@
 #include "kernels/thread_pool.h"
 #include "runtime/generator.h"
 #include "runtime/prompt_check.h"
-#include "runtime/utf8_stream.h"
+#include "runtime/text_stream.h"
 #include "app/engine_options.h"
 #include "app/commands.h"
 #include "app/model_options.h"
@@ -50,19 +50,17 @@ void run_generate(const GenerateArgs& args) {
   }
   spdlog::info("KV cache: {}", generator.cache().config().describe());
 
-  Utf8Stream stream;
-  int32_t previous = prompt_ids.back();
+  check_prompt(prompt_ids, model->shape.context_length, tokenizer);
+  TextStream stream(tokenizer, prompt_ids.back());
   std::string text;
   auto on_token = [&](int32_t id) {
-    const std::string piece = stream.push(tokenizer.token_bytes(id, previous));
-    previous = id;
+    const std::string piece = stream.push(id);
     text += piece;
     if (!args.json) {
       std::fwrite(piece.data(), 1, piece.size(), stdout);
       std::fflush(stdout);
     }
   };
-  check_prompt(prompt_ids, model->shape.context_length, tokenizer);
   if (!args.json) {
     std::fwrite(args.prompt.data(), 1, args.prompt.size(), stdout);
     std::fflush(stdout);

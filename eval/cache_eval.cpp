@@ -4,14 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/argmax.h"
 #include "runtime/errors.h"
+#include "runtime/token_logprobs.h"
 
 namespace snapstream::eval {
 namespace {
-
-int32_t argmax(std::span<const float> logits) {
-  return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-}
 
 // Softmax over one query head's live cache slots and the token itself, added (scaled by `share`)
 // into probabilities by position.
@@ -39,13 +37,6 @@ void add_head_probabilities(const float* q, const float* self_key, const LayerCa
 }
 
 }  // namespace
-
-double token_logprob(std::span<const float> logits, int32_t token) {
-  const float top = *std::max_element(logits.begin(), logits.end());
-  double sum = 0.0;
-  for (const float l : logits) sum += std::exp(static_cast<double>(l) - top);
-  return static_cast<double>(logits[static_cast<size_t>(token)]) - top - std::log(sum);
-}
 
 CacheEvaluator::CacheEvaluator(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& cache, int64_t slots)
     : model_(model),
@@ -125,6 +116,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
     }
   };
   auto row = [&](size_t i) { return std::span<const float>(logits_.data() + i * vocab, vocab); };
+  auto top_token = [&](size_t i) { return static_cast<int32_t>(kernels::argmax(logits_.data() + i * vocab, static_cast<int64_t>(vocab))); };
 
   // Teacher forcing: each step feeds the true previous token to every document still running.
   prefill_all();
@@ -149,7 +141,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
     for (size_t i = 0; i < documents.size(); ++i) {
       if (j >= static_cast<int64_t>(documents[i].continuation.size())) continue;
       runs[i].logprobs.push_back(token_logprob(row(i), documents[i].continuation[static_cast<size_t>(j)]));
-      runs[i].argmax.push_back(argmax(row(i)));
+      runs[i].argmax.push_back(top_token(i));
     }
   }
 
@@ -166,7 +158,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
         for (size_t i = 0; i < documents.size(); ++i) batch.push_back({runs[i].greedy.back(), static_cast<int64_t>(i)});
         runner_.decode(batch, logits_.data());
       }
-      for (size_t i = 0; i < documents.size(); ++i) runs[i].greedy.push_back(argmax(row(i)));
+      for (size_t i = 0; i < documents.size(); ++i) runs[i].greedy.push_back(top_token(i));
     }
   }
   return runs;

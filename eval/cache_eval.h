@@ -60,7 +60,4 @@ class CacheEvaluator {
   bool capture_ = false;
 };
 
-// log softmax(logits)[token], computed in double.
-double token_logprob(std::span<const float> logits, int32_t token);
-
 }  // namespace snapstream::eval

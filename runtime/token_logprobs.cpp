@@ -8,12 +8,25 @@
 
 namespace snapstream {
 
-TokenEvent token_event(std::span<const float> logits, int32_t chosen, int64_t top) {
+namespace {
+
+// log sum exp(logits), shifted by the largest logit so no exponential overflows.
+double log_total(std::span<const float> logits) {
   const double peak = *std::max_element(logits.begin(), logits.end());
   double total = 0.0;
   for (const float l : logits) total += std::exp(static_cast<double>(l) - peak);
-  const double log_total = peak + std::log(total);
-  auto logprob = [&](int32_t id) { return static_cast<float>(logits[static_cast<size_t>(id)] - log_total); };
+  return peak + std::log(total);
+}
+
+}  // namespace
+
+double token_logprob(std::span<const float> logits, int32_t token) {
+  return static_cast<double>(logits[static_cast<size_t>(token)]) - log_total(logits);
+}
+
+TokenEvent token_event(std::span<const float> logits, int32_t chosen, int64_t top) {
+  const double total = log_total(logits);
+  auto logprob = [&](int32_t id) { return static_cast<float>(logits[static_cast<size_t>(id)] - total); };
 
   TokenEvent event{chosen, logprob(chosen), {}, {}};
   const auto count = static_cast<size_t>(std::clamp<int64_t>(top, 0, static_cast<int64_t>(logits.size())));

@@ -8,6 +8,9 @@
 
 namespace snapstream {
 
+// log softmax(logits)[token], computed in double.
+double token_logprob(std::span<const float> logits, int32_t token);
+
 // The event for `chosen` with its log-softmax value over `logits` and the `top` most likely
 // tokens (ties to the lower id).
 TokenEvent token_event(std::span<const float> logits, int32_t chosen, int64_t top);

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "runtime/utf8_stream.h"
+#include "runtime/text_stream.h"
 #include "server/api/api_error.h"
 #include "server/api/completion_job.h"
 #include "server/api/completion_request.h"
@@ -139,9 +139,7 @@ void ApiServer::detokenize(const http::Request& request, const std::shared_ptr<h
       throw ApiError(400, "'tokens' must hold ids within 0.." + std::to_string(model_.tokenizer.vocab_size() - 1), "tokens");
     ids.push_back(id.get<int32_t>());
   }
-  Utf8Stream utf8;
-  std::string text = utf8.push(model_.tokenizer.decode(ids));
-  send_json(responder, 200, {{"prompt", text + utf8.finish()}});
+  send_json(responder, 200, {{"prompt", snapstream::detokenize(model_.tokenizer, ids)}});
 }
 
 void ServingHandler::handle(const http::Request& request, std::shared_ptr<http::Responder> responder) {

@@ -10,9 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "runtime/utf8_stream.h"
+#include "runtime/text_stream.h"
 #include "server/api/api_error.h"
-#include "server/api/stop_text.h"
 #include "server/http/error_body.h"
 
 namespace snapstream::server::api {
@@ -34,14 +33,13 @@ std::string request_id(Endpoint endpoint) {
 }
 
 struct Choice {
-  Choice(int64_t prompt_length, std::vector<std::string> stops, int32_t last_prompt_token)
-      : prompt_tokens(prompt_length), stop(std::move(stops)), previous(last_prompt_token) {}
+  Choice(const Tokenizer& tokenizer, int64_t prompt_length, std::vector<std::string> stops, int32_t last_prompt_token)
+      : prompt_tokens(prompt_length), detokenizer(tokenizer, last_prompt_token, std::move(stops)), previous(last_prompt_token) {}
 
   std::shared_ptr<RequestStream> stream;
   int64_t prompt_tokens = 0;
-  Utf8Stream utf8;
-  StopText stop;
-  int32_t previous = -1;
+  TextStream detokenizer;
+  int32_t previous = -1;     // the last token, for the bytes logprobs report
   std::string text;          // everything, for a non-streamed answer
   json logprobs = nullptr;   // likewise
   int64_t generated = 0;
@@ -66,7 +64,7 @@ class Job : public std::enable_shared_from_this<Job> {
   void submit() {
     for (const auto& prompt : request_.prompts) {
       RequestSpec spec{prompt, request_.max_tokens, request_.sampling, request_.stop_ids, request_.top_logprobs};
-      Choice choice(static_cast<int64_t>(prompt.size()), request_.stop, prompt.back());
+      Choice choice(context_.tokenizer, static_cast<int64_t>(prompt.size()), request_.stop, prompt.back());
       if (request_.echo) choice.text_offset = static_cast<int64_t>(prompt_text(choices_.size()).size());
       try {
         choice.stream = context_.engine.submit(std::move(spec));
@@ -115,12 +113,7 @@ class Job : public std::enable_shared_from_this<Job> {
     send_event(chunk(std::move(choices)));
   }
 
-  std::string prompt_text(size_t i) const {
-    Utf8Stream utf8;
-    const auto& ids = request_.prompts[i];
-    std::string text = utf8.push(context_.tokenizer.decode(ids));
-    return text + utf8.finish();
-  }
+  std::string prompt_text(size_t i) const { return detokenize(context_.tokenizer, request_.prompts[i]); }
 
   json chunk(json choices) const {
     return {{"id", id_},
@@ -187,7 +180,7 @@ class Job : public std::enable_shared_from_this<Job> {
       std::string text;
       std::vector<TokenEvent> events;
       const int32_t first_previous = c.previous;
-      while (!c.stop.stopped()) {
+      while (!c.detokenizer.stopped()) {
         auto event = c.stream->next_event(std::chrono::milliseconds(0));
         if (!event) break;
         if (c.generated == 0) c.first_token = event->at;
@@ -203,11 +196,11 @@ class Job : public std::enable_shared_from_this<Job> {
           c.device_last = event->device_at;
         }
         ++c.generated;
-        text += c.stop.push(c.utf8.push(context_.tokenizer.token_bytes(event->id, c.previous)));
+        text += c.detokenizer.push(event->id);
         c.previous = event->id;
         events.push_back(std::move(*event));
       }
-      if (c.stop.stopped()) {
+      if (c.detokenizer.stopped()) {
         c.stream->cancel();
         finish_choice(c, "stop");
       } else if (c.stream->finished()) {
@@ -218,9 +211,8 @@ class Job : public std::enable_shared_from_this<Job> {
           fail(reason == FinishReason::Error ? 500 : 503, message);
           return;
         }
-        text += c.stop.push(c.utf8.finish());
-        text += c.stop.finish();
-        finish_choice(c, c.stop.stopped() ? "stop" : std::string(finish_reason_name(reason)));
+        text += c.detokenizer.finish();
+        finish_choice(c, c.detokenizer.stopped() ? "stop" : std::string(finish_reason_name(reason)));
       }
       const json logprobs = request_.top_logprobs >= 0 && !events.empty() ? token_logprobs(events, first_previous, c.text_offset) : json(nullptr);
       if (!request_.stream) {

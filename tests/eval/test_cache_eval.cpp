@@ -4,6 +4,7 @@
 
 #include "eval/cache_eval.h"
 #include "runtime/generator.h"
+#include "runtime/token_logprobs.h"
 #include "tests/support/golden_text.h"
 #include "tests/support/test_paths.h"
 

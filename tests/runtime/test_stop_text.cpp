@@ -2,9 +2,9 @@
 // longer than needed.
 #include <catch2/catch.hpp>
 
-#include "server/api/stop_text.h"
+#include "runtime/stop_text.h"
 
-using snapstream::server::api::StopText;
+using snapstream::StopText;
 
 TEST_CASE("stop text holds back only what may start a stop string", "[stop_text]") {
   StopText stop({"END", "\n\n"});

@@ -1,9 +1,9 @@
 // Matching stop strings with the smallest hold-back that is still safe.
-#include "server/api/stop_text.h"
+#include "runtime/stop_text.h"
 
 #include <algorithm>
 
-namespace snapstream::server::api {
+namespace snapstream {
 
 StopText::StopText(std::vector<std::string> stops) : stops_(std::move(stops)) {
   std::erase_if(stops_, [](const std::string& s) { return s.empty(); });
@@ -39,4 +39,4 @@ std::string StopText::finish() {
   return stopped_ ? std::string() : out;
 }
 
-}  // namespace snapstream::server::api
+}  // namespace snapstream
