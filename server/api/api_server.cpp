@@ -10,6 +10,7 @@
 #include "server/api/api_error.h"
 #include "server/api/completion_job.h"
 #include "server/api/completion_request.h"
+#include "server/api/openai_json.h"
 #include "server/http/error_body.h"
 
 namespace snapstream::server::api {
@@ -19,7 +20,7 @@ using json = nlohmann::json;
 namespace bhttp = boost::beast::http;
 
 void send_json(const std::shared_ptr<http::Responder>& responder, int status, const json& body) {
-  responder->send(status, "application/json", body.dump(-1, ' ', false, json::error_handler_t::replace));
+  responder->send(status, "application/json", dump(body));
 }
 
 void send_error(const std::shared_ptr<http::Responder>& responder, const ApiError& e) {

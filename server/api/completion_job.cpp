@@ -1,5 +1,7 @@
-// A completion request's life after parsing: engine streams in, OpenAI-shaped JSON out. All of a
-// job's work runs on its own strand, woken by the engine's stream listeners.
+// A completion request's life after parsing: engine streams drained into text (stop strings,
+// logprobs), metrics observed, and the answer sent as one body or as server-sent events; the
+// JSON shapes come from openai_json. All of a job's work runs on its own strand, woken by the
+// engine's stream listeners.
 #include "server/api/completion_job.h"
 
 #include <spdlog/spdlog.h>
@@ -8,10 +10,10 @@
 #include <boost/asio/strand.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "runtime/text_stream.h"
 #include "server/api/api_error.h"
+#include "server/api/openai_json.h"
 #include "server/http/error_body.h"
 
 namespace snapstream::server::api {
@@ -20,17 +22,7 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
 double seconds(Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); }
-
-std::string request_id(Endpoint endpoint) {
-  static thread_local std::mt19937_64 random{std::random_device{}()};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id = endpoint == Endpoint::Chat ? "chatcmpl-" : "cmpl-";
-  for (int i = 0; i < 24; ++i) id += kHex[random() % 16];
-  return id;
-}
 
 struct Choice {
   Choice(const Tokenizer& tokenizer, int64_t prompt_length, std::vector<std::string> stops, int32_t last_prompt_token)
@@ -57,8 +49,7 @@ class Job : public std::enable_shared_from_this<Job> {
         request_(std::move(request)),
         responder_(std::move(responder)),
         strand_(boost::asio::make_strand(context.executor)),
-        id_(request_id(request_.endpoint)),
-        created_(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()),
+        header_(new_answer_header(request_.endpoint, context.model_name)),
         submitted_(Clock::now()) {}
 
   void submit() {
@@ -94,8 +85,6 @@ class Job : public std::enable_shared_from_this<Job> {
   }
 
  private:
-  bool chat() const { return request_.endpoint == Endpoint::Chat; }
-
   void cancel_all() {
     for (auto& choice : choices_)
       if (choice.stream) choice.stream->cancel();
@@ -104,72 +93,13 @@ class Job : public std::enable_shared_from_this<Job> {
   // What a streamed answer says before any token: the role (chat), the prompt (echo).
   void send_openings() {
     json choices = json::array();
-    for (size_t i = 0; i < choices_.size(); ++i) {
-      if (chat())
-        choices.push_back({{"index", i}, {"delta", {{"role", "assistant"}, {"content", ""}}}, {"logprobs", nullptr}, {"finish_reason", nullptr}});
-      else
-        choices.push_back({{"index", i}, {"text", prompt_text(i)}, {"logprobs", nullptr}, {"finish_reason", nullptr}});
-    }
-    send_event(chunk(std::move(choices)));
+    for (size_t i = 0; i < choices_.size(); ++i) choices.push_back(opening_choice(header_, i, header_.chat() ? "" : prompt_text(i)));
+    send_event(stream_chunk(header_, std::move(choices)));
   }
 
   std::string prompt_text(size_t i) const { return detokenize(context_.tokenizer, request_.prompts[i]); }
 
-  json chunk(json choices) const {
-    return {{"id", id_},
-            {"object", chat() ? "chat.completion.chunk" : "text_completion"},
-            {"created", created_},
-            {"model", context_.model_name},
-            {"choices", std::move(choices)}};
-  }
-
   void send_event(const json& payload) { responder_->write("data: " + dump(payload) + "\n\n"); }
-
-  json token_logprobs(const std::vector<TokenEvent>& events, int32_t previous, int64_t& text_offset) const {
-    // Chat: {"content": [{token, logprob, bytes, top_logprobs}]}; completions: parallel arrays.
-    const Tokenizer& tok = context_.tokenizer;
-    auto bytes_of = [](const std::string& s) {
-      json b = json::array();
-      for (const unsigned char c : s) b.push_back(c);
-      return b;
-    };
-    if (chat()) {
-      json content = json::array();
-      for (const auto& e : events) {
-        const std::string token = tok.token_bytes(e.id, previous);
-        json top = json::array();
-        for (const auto& t : e.top) {
-          const std::string alt = tok.token_bytes(t.id, previous);
-          top.push_back({{"token", alt}, {"logprob", t.logprob}, {"bytes", bytes_of(alt)}});
-        }
-        content.push_back({{"token", token}, {"logprob", e.logprob}, {"bytes", bytes_of(token)}, {"top_logprobs", top}});
-        previous = e.id;
-      }
-      return {{"content", content}};
-    }
-    json tokens = json::array(), values = json::array(), tops = json::array(), offsets = json::array();
-    for (const auto& e : events) {
-      const std::string token = tok.token_bytes(e.id, previous);
-      tokens.push_back(token);
-      offsets.push_back(text_offset);
-      text_offset += static_cast<int64_t>(token.size());
-      values.push_back(e.logprob);
-      json top = json::object();
-      for (const auto& t : e.top) top[tok.token_bytes(t.id, previous)] = t.logprob;
-      tops.push_back(top);
-      previous = e.id;
-    }
-    return {{"tokens", tokens}, {"token_logprobs", values}, {"top_logprobs", tops}, {"text_offset", offsets}};
-  }
-
-  static void merge_logprobs(json& into, const json& more) {
-    if (into.is_null()) {
-      into = more;
-      return;
-    }
-    for (auto& [key, value] : more.items())
-      for (const auto& item : value) into[key].push_back(item);
-  }
 
   void drain() {
     if (finished_) return;
@@ -214,21 +144,18 @@ class Job : public std::enable_shared_from_this<Job> {
         text += c.detokenizer.finish();
         finish_choice(c, c.detokenizer.stopped() ? "stop" : std::string(finish_reason_name(reason)));
       }
-      const json logprobs = request_.top_logprobs >= 0 && !events.empty() ? token_logprobs(events, first_previous, c.text_offset) : json(nullptr);
+      const json logprobs = request_.top_logprobs >= 0 && !events.empty()
+                                ? logprobs_json(header_, context_.tokenizer, events, first_previous, c.text_offset)
+                                : json(nullptr);
       if (!request_.stream) {
         c.text += text;
-        if (!logprobs.is_null()) merge_logprobs(c.logprobs, logprobs);
+        if (!logprobs.is_null()) append_logprobs(c.logprobs, logprobs);
         continue;
       }
       if (text.empty() && logprobs.is_null() && !c.done) continue;
-      json choice = {{"index", i}, {"logprobs", logprobs}, {"finish_reason", c.done ? json(c.finish_reason) : json(nullptr)}};
-      if (chat())
-        choice["delta"] = text.empty() ? json::object() : json{{"content", text}};
-      else
-        choice["text"] = text;
-      stream_choices.push_back(std::move(choice));
+      stream_choices.push_back(stream_choice(header_, i, text, logprobs, c.done ? std::optional(c.finish_reason) : std::nullopt));
     }
-    if (request_.stream && !stream_choices.empty()) send_event(chunk(std::move(stream_choices)));
+    if (request_.stream && !stream_choices.empty()) send_event(stream_chunk(header_, std::move(stream_choices)));
     if (std::all_of(choices_.begin(), choices_.end(), [](const Choice& c) { return c.done; })) complete();
   }
 
@@ -241,28 +168,19 @@ class Job : public std::enable_shared_from_this<Job> {
                                       c.generated > 0 ? seconds(submitted_, c.first_token) : -1.0, seconds(submitted_, end));
   }
 
-  // The request's timings on the emulated device's clock, and what that device is; null
-  // without one. A proxy says so: the timings are another model's, the text this one's.
+  // The request's timings on the emulated device's clock; null without one.
   json emulation() const {
     const StepClock* device = context_.engine.step_clock();
     if (device == nullptr) return nullptr;
-    const EmulatedFootprint& f = device->footprint();
-    json e = {{"device", f.description}, {"system", f.system}, {"proxy", f.proxy}, {"tp", f.tp}};
-    if (f.proxy) e["priced_as_model"] = f.model;
-    double submitted = -1, first = -1, last = -1;
-    int64_t tokens = 0;
+    EmulatedTimings timings;
+    timings.choices = static_cast<int64_t>(choices_.size());
     for (const auto& c : choices_) {
-      submitted = c.stream->device_submitted_at();
-      if (c.device_first >= 0 && (first < 0 || c.device_first < first)) first = c.device_first;
-      last = std::max(last, c.device_last);
-      tokens += c.generated;
+      timings.submitted = c.stream->device_submitted_at();
+      if (c.device_first >= 0 && (timings.first_token < 0 || c.device_first < timings.first_token)) timings.first_token = c.device_first;
+      timings.last_token = std::max(timings.last_token, c.device_last);
+      timings.tokens += c.generated;
     }
-    if (first >= 0) {
-      e["time_to_first_token_seconds"] = first - submitted;
-      e["device_seconds"] = last - submitted;
-      if (last > first && tokens > 1) e["tokens_per_second"] = static_cast<double>(tokens - static_cast<int64_t>(choices_.size())) / (last - first);
-    }
-    return e;
+    return emulation_json(device->footprint(), timings);
   }
 
   json usage() const {
@@ -271,7 +189,7 @@ class Job : public std::enable_shared_from_this<Job> {
       prompt += c.prompt_tokens;
       completion += c.generated;
     }
-    return {{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
+    return usage_json(prompt, completion);
   }
 
   // The streams hold listeners that hold this job: let go of them once it is over.
@@ -284,7 +202,7 @@ class Job : public std::enable_shared_from_this<Job> {
     detach();
     if (request_.stream) {
       if (request_.include_usage) {
-        json last = chunk(json::array());
+        json last = stream_chunk(header_, json::array());
         last["usage"] = usage();
         if (const json e = emulation(); !e.is_null()) last["snapstream_emulation"] = e;
         send_event(last);
@@ -296,19 +214,10 @@ class Job : public std::enable_shared_from_this<Job> {
     json choices = json::array();
     for (size_t i = 0; i < choices_.size(); ++i) {
       const Choice& c = choices_[i];
-      json choice = {{"index", i}, {"logprobs", c.logprobs}, {"finish_reason", c.finish_reason}};
-      if (chat())
-        choice["message"] = {{"role", "assistant"}, {"content", c.text}};
-      else
-        choice["text"] = (request_.echo ? prompt_text(i) : std::string()) + c.text;
-      choices.push_back(std::move(choice));
+      const std::string echo = request_.echo && !header_.chat() ? prompt_text(i) : std::string();
+      choices.push_back(whole_choice(header_, i, echo + c.text, c.logprobs, c.finish_reason));
     }
-    json body = {{"id", id_},
-                 {"object", chat() ? "chat.completion" : "text_completion"},
-                 {"created", created_},
-                 {"model", context_.model_name},
-                 {"choices", choices},
-                 {"usage", usage()}};
+    json body = response_body(header_, std::move(choices), usage());
     if (const json e = emulation(); !e.is_null()) body["snapstream_emulation"] = e;
     responder_->send(200, "application/json", dump(body));
   }
@@ -317,7 +226,7 @@ class Job : public std::enable_shared_from_this<Job> {
     finished_ = true;
     cancel_all();
     detach();
-    spdlog::warn("request {} failed: {}", id_, message);
+    spdlog::warn("request {} failed: {}", header_.id, message);
     if (request_.stream) {
       // Headers are gone already: the error is the stream's last event.
       responder_->write("data: " + http::error_body(status, message) + "\n\n");
@@ -332,8 +241,7 @@ class Job : public std::enable_shared_from_this<Job> {
   CompletionRequest request_;
   std::shared_ptr<http::Responder> responder_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
-  std::string id_;
-  int64_t created_;
+  AnswerHeader header_;
   Clock::time_point submitted_;
   std::vector<Choice> choices_;
   bool finished_ = false;

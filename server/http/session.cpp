@@ -114,15 +114,16 @@ void Session::start() {
 
 void Session::close(bool when_idle) {
   net::post(executor(), [self = shared_from_this(), when_idle] {
-    if (when_idle && self->busy_)
-      self->close_when_idle_ = true;
-    else
+    if (when_idle && self->state_ == State::Answering) {
+      if (self->after_response_ != AfterResponse::Linger) self->after_response_ = AfterResponse::Close;
+    } else {
       self->shutdown();
+    }
   });
 }
 
 void Session::read_next() {
-  if (closed_) return;
+  if (state_ == State::Closed) return;
   parser_.emplace();
   parser_->body_limit(limits_.body_bytes);
   parser_->header_limit(kHeaderLimit);
@@ -131,7 +132,7 @@ void Session::read_next() {
 }
 
 void Session::on_read(beast::error_code ec) {
-  if (closed_) return;
+  if (state_ == State::Closed) return;
   if (ec == bhttp::error::body_limit) {
     reject(413, "the request body exceeds the limit of " + std::to_string(limits_.body_bytes) + " bytes");
     return;
@@ -145,7 +146,7 @@ void Session::on_read(beast::error_code ec) {
     return;
   }
   Request request = parser_->release();
-  if (busy_)
+  if (state_ == State::Answering)
     held_ = std::move(request);  // answered after the current one; reading pauses until then
   else
     dispatch(std::move(request));
@@ -153,7 +154,7 @@ void Session::on_read(beast::error_code ec) {
 
 void Session::dispatch(Request request) {
   ++exchange_;
-  busy_ = true;
+  state_ = State::Answering;
   idle_timer_.cancel();
   keep_alive_ = request.keep_alive();
   version_ = request.version();
@@ -171,20 +172,17 @@ void Session::dispatch(Request request) {
 void Session::reject(unsigned status, const std::string& message) {
   // The request could not be read whole, so the connection cannot carry another.
   keep_alive_ = false;
-  rejected_ = true;
-  if (busy_) {
-    close_when_idle_ = true;
-    return;
-  }
+  after_response_ = AfterResponse::Linger;
+  if (state_ == State::Answering) return;  // refused once the current answer is out
   ++exchange_;
-  busy_ = true;
+  state_ = State::Answering;
   idle_timer_.cancel();
   ExchangeResponder(shared_from_this(), exchange_)
       .send(static_cast<int>(status), "application/json", error_body(static_cast<int>(status), message), {});
 }
 
 void Session::enqueue(uint64_t exchange, std::string bytes, bool ends_response) {
-  if (exchange != exchange_ || closed_) return;
+  if (exchange != exchange_ || state_ == State::Closed) return;
   out_.push_back({std::move(bytes), ends_response});
   if (!writing_) write_front();
 }
@@ -192,7 +190,7 @@ void Session::enqueue(uint64_t exchange, std::string bytes, bool ends_response) 
 void Session::write_front() {
   writing_ = true;
   net::async_write(stream_, net::buffer(out_.front().bytes), [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    if (self->closed_) return;
+    if (self->state_ == State::Closed) return;
     if (ec) {
       self->writing_ = false;
       self->lost_client();
@@ -201,7 +199,7 @@ void Session::write_front() {
     const bool ends = self->out_.front().ends_response;
     self->out_.pop_front();
     if (ends) self->response_done();
-    if (!self->out_.empty() && !self->closed_)
+    if (!self->out_.empty() && self->state_ != State::Closed)
       self->write_front();
     else
       self->writing_ = false;
@@ -209,16 +207,16 @@ void Session::write_front() {
 }
 
 void Session::response_done() {
-  busy_ = false;
   on_disconnect_.clear();
-  if (rejected_) {
+  if (after_response_ == AfterResponse::Linger) {
     linger();
     return;
   }
-  if (!keep_alive_ || close_when_idle_) {
+  if (!keep_alive_ || after_response_ == AfterResponse::Close) {
     shutdown();
     return;
   }
+  state_ = State::Idle;
   if (held_) {
     Request next = std::move(*held_);
     held_.reset();
@@ -230,7 +228,7 @@ void Session::response_done() {
 
 void Session::add_disconnect_callback(uint64_t exchange, std::function<void()> callback) {
   if (exchange != exchange_) return;
-  if (closed_ && busy_) {
+  if (state_ == State::Closed) {  // the client left before the handler asked: cancel its work now
     callback();
     return;
   }
@@ -238,7 +236,7 @@ void Session::add_disconnect_callback(uint64_t exchange, std::function<void()> c
 }
 
 void Session::lost_client() {
-  if (closed_) return;
+  if (state_ == State::Closed) return;
   auto callbacks = std::move(on_disconnect_);
   on_disconnect_.clear();
   shutdown();
@@ -250,7 +248,7 @@ void Session::arm_idle_timer() {
   const uint64_t exchange = exchange_;
   idle_timer_.async_wait([self = shared_from_this(), exchange](beast::error_code ec) {
     // Still idle, with no new request since the timer was set: a slow or stalled client.
-    if (!ec && !self->busy_ && self->exchange_ == exchange) self->shutdown();
+    if (!ec && self->state_ == State::Idle && self->exchange_ == exchange) self->shutdown();
   });
 }
 
@@ -258,6 +256,7 @@ void Session::linger() {
   // The client may still be sending the body we refused; closing now would reset the
   // connection and could destroy the error response in flight. Stop sending, discard what
   // arrives for a moment, then close.
+  state_ = State::Lingering;
   beast::error_code ignored;
   stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
   idle_timer_.expires_after(std::chrono::seconds(2));
@@ -266,7 +265,7 @@ void Session::linger() {
 }
 
 void Session::discard() {
-  if (closed_) return;
+  if (state_ == State::Closed) return;
   stream_.socket().async_read_some(net::buffer(discard_buffer_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
     if (ec)
       self->shutdown();
@@ -276,8 +275,8 @@ void Session::discard() {
 }
 
 void Session::shutdown() {
-  if (closed_) return;
-  closed_ = true;
+  if (state_ == State::Closed) return;
+  state_ = State::Closed;
   idle_timer_.cancel();
   beast::error_code ignored;
   stream_.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);

@@ -59,13 +59,24 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::optional<Request> held_;  // a request that arrived while another was being answered
 
+  // Where the connection is. Reading goes on while Answering, so that a hang-up is seen at once
+  // and a pipelined request is held for its turn.
+  enum class State {
+    Idle,       // waiting for a request; the idle timer runs
+    Answering,  // a response is in progress
+    Lingering,  // a refused request is answered; what the client still sends is discarded, then close
+    Closed,
+  };
+  // What follows the response in progress.
+  enum class AfterResponse {
+    NextRequest,  // keep the connection for the next request (if the request asked for keep-alive)
+    Close,        // close it: the server is shutting down
+    Linger,       // a request could not be read whole: linger, then close
+  };
+  State state_ = State::Idle;
+  AfterResponse after_response_ = AfterResponse::NextRequest;
   uint64_t exchange_ = 0;  // counts requests; the current one's responder carries its number
-  bool busy_ = false;      // a response is in progress
-  bool keep_alive_ = true;
-  bool closing_ = false;
-  bool closed_ = false;
-  bool close_when_idle_ = false;
-  bool rejected_ = false;  // the last request was refused unread; close once the answer is out
+  bool keep_alive_ = true; // the current request's wish
   std::array<char, 4096> discard_buffer_{};
   unsigned version_ = 11;
   struct Pending {
