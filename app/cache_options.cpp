@@ -6,10 +6,10 @@
 namespace snapstream::app {
 
 void add_cache_options(CLI::App* command, SnapStreamConfig& config) {
-  command->add_option("--kv-capacity", config.capacity, "cache slots per sequence, C (default: context / 4)")
+  command->add_option("--kv-capacity", config.capacity, "cache entries per sequence, C (default: context / 4)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--sink", config.sink, "attention-sink slots, S")->check(CLI::NonNegativeNumber);
-  command->add_option("--ring", config.ring, "ring-buffer slots for recent tokens, R (default: C / 2)")
+  command->add_option("--sink", config.sink, "attention-sink entries, S")->check(CLI::NonNegativeNumber);
+  command->add_option("--ring", config.ring, "ring-buffer entries for recent tokens, R (default: C / 2)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--window", config.window, "observation window of SnapKV, W")->check(CLI::PositiveNumber);
   command->add_option("--pool-kernel", config.pool_kernel, "odd width of SnapKV's score pooling")->check(CLI::PositiveNumber);

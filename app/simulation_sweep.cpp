@@ -29,11 +29,27 @@ std::vector<int64_t> default_values(const graph::ModelShape& model, const datafl
   return values;
 }
 
+// The sweep CSV's columns: the axis value, the cache ("full" or "snapstream"), then the
+// simulation report's own.
+std::string sweep_csv_header(const std::string& axis) { return axis + ",cache," + simulation_csv_header(); }
+
+// The 1-based column gnuplot reads `name` from, found in the header the CSV is written with.
+int sweep_column(const std::string& axis, const std::string& name) {
+  std::string header = sweep_csv_header(axis);
+  header.erase(header.find_last_not_of("\r\n") + 1);
+  int column = 1;
+  for (size_t start = 0;; ++column) {
+    const size_t end = header.find(',', start);
+    if (header.compare(start, end == std::string::npos ? std::string::npos : end - start, name) == 0) return column;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  throw ConfigError("the sweep CSV has no column '" + name + "'");
+}
+
 std::string plot_script(const std::filesystem::path& csv, const std::filesystem::path& png, const std::string& axis,
                         const std::string& title) {
   const std::string x = axis == "batch" ? "batch (sequences)" : "context (tokens)";
-  // Columns: 1 axis value, 2 cache ("full"/"snapstream"), then the CSV report's columns
-  // (10 max_batch, 13 tokens_per_s_aggregate, 14 kv_bytes_per_sequence).
   return fmt::format(R"(set terminal pngcairo size 1500,480 noenhanced font ",10"
 set output '{png}'
 set datafile separator ','
@@ -43,18 +59,20 @@ set grid
 set multiplot layout 1,3 title '{title}'
 set xlabel '{x}'
 set ylabel 'tokens/s (all users)'
-plot '{csv}' using 1:(strcol(2) eq 'full' ? $13 : NaN) skip 1 with linespoints title 'full cache', \
-     '{csv}' using 1:(strcol(2) eq 'snapstream' ? $13 : NaN) skip 1 with linespoints title 'SnapStream'
+plot '{csv}' using 1:(strcol(2) eq 'full' ? ${tokens} : NaN) skip 1 with linespoints title 'full cache', \
+     '{csv}' using 1:(strcol(2) eq 'snapstream' ? ${tokens} : NaN) skip 1 with linespoints title 'SnapStream'
 set logscale y 2
 set ylabel 'largest batch that fits'
-plot '{csv}' using 1:(strcol(2) eq 'full' ? $10 : NaN) skip 1 with linespoints title 'full cache', \
-     '{csv}' using 1:(strcol(2) eq 'snapstream' ? $10 : NaN) skip 1 with linespoints title 'SnapStream'
+plot '{csv}' using 1:(strcol(2) eq 'full' ? ${batch} : NaN) skip 1 with linespoints title 'full cache', \
+     '{csv}' using 1:(strcol(2) eq 'snapstream' ? ${batch} : NaN) skip 1 with linespoints title 'SnapStream'
 set ylabel 'KV per sequence (GiB)'
-plot '{csv}' using 1:(strcol(2) eq 'full' ? $14 / 2**30 : NaN) skip 1 with linespoints title 'full cache', \
-     '{csv}' using 1:(strcol(2) eq 'snapstream' ? $14 / 2**30 : NaN) skip 1 with linespoints title 'SnapStream'
+plot '{csv}' using 1:(strcol(2) eq 'full' ? ${kv} / 2**30 : NaN) skip 1 with linespoints title 'full cache', \
+     '{csv}' using 1:(strcol(2) eq 'snapstream' ? ${kv} / 2**30 : NaN) skip 1 with linespoints title 'SnapStream'
 unset multiplot
 )",
-                     fmt::arg("png", png.string()), fmt::arg("csv", csv.string()), fmt::arg("x", x), fmt::arg("title", title));
+                     fmt::arg("png", png.string()), fmt::arg("csv", csv.string()), fmt::arg("x", x), fmt::arg("title", title),
+                     fmt::arg("tokens", sweep_column(axis, "tokens_per_s_aggregate")), fmt::arg("batch", sweep_column(axis, "max_batch")),
+                     fmt::arg("kv", sweep_column(axis, "kv_bytes_per_sequence")));
 }
 
 }  // namespace
@@ -67,7 +85,7 @@ void run_sweep(const graph::ModelShape& model, const dataflow_sim::SystemSpec& s
   if (sweep.out.has_parent_path()) std::filesystem::create_directories(sweep.out.parent_path());
   std::ofstream out(csv);
   if (!out) throw ConfigError("cannot write " + csv.string());
-  out << sweep.axis << ",cache," << simulation_csv_header();
+  out << sweep_csv_header(sweep.axis);
   int64_t written = 0;
   // One block of rows per cache, so each plotted line runs through consecutive rows.
   for (const bool full : {true, false}) {

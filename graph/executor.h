@@ -53,7 +53,7 @@ struct StepRows {
   std::span<const int32_t> tokens;     // decode: one per sequence; prefill: the chunk's tokens
   std::span<const int64_t> positions;  // decode: each sequence's RoPE position
   // Decode with re-indexed positions: the RoPE position of each sequence's queries for the
-  // cache slots below its view's shifted_end. Empty when no sequence has such slots.
+  // cache entries below its view's shifted_end. Empty when no sequence has such entries.
   std::span<const int64_t> shifted_positions;
   int64_t first_position = 0;          // prefill: the position of the chunk's first token
   bool prompt_ends = true;             // prefill: this chunk ends the prompt (SnapKV runs now)

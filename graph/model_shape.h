@@ -57,7 +57,7 @@ struct ModelShape {
   AttentionKind attention = AttentionKind::Grouped;
   LatentAttentionShape mla;
   ExpertShape moe;
-  // Cache slots per sequence, C, that graphs are built for: not the model's, so 0 until the
+  // Cache entries per sequence, C, that graphs are built for: not the model's, so 0 until the
   // runtime or the simulation sets it.
   int64_t kv_capacity = 0;
 

@@ -1,6 +1,6 @@
 // Masked decode attention: one work item per (sequence, KV head), covering the query heads that
 // share it, so each key and value row is read once for the whole group. The softmax runs over
-// the live slots and the token itself; empty slots get zero weight and are never read for values.
+// the live entries and the token itself; empty entries get zero weight and are never read for values.
 #include "kernels/decode_attention.h"
 
 #include <algorithm>
@@ -22,7 +22,7 @@ int64_t extent_of(const CacheView& cache, int64_t capacity) {
   return cache.extent < 0 ? capacity : std::min(cache.extent, capacity);
 }
 
-// scores[g][s] = q_g . key_s for the group's query heads and slots s < extent (live or not).
+// scores[g][s] = q_g . key_s for the group's query heads and entries s < extent (live or not).
 void score_group(const float* q, int64_t group, const float* keys, int64_t extent, int64_t hd, float* scores,
                  int64_t scores_stride) {
   for (int64_t g = 0; g < group; g += kHeadsPerTile) {
@@ -50,11 +50,11 @@ void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const flo
             "null cache for sequence " + std::to_string(b));
     longest = std::max(longest, extent_of(caches[b], capacity));
     require(caches[b].shifted_end >= 0 && (caches[b].shifted_end == 0 || shifted_q != nullptr), "decode_attention",
-            "sequence " + std::to_string(b) + " has shifted slots but no shifted queries");
+            "sequence " + std::to_string(b) + " has shifted entries but no shifted queries");
   }
   const int64_t hd = shape.head_dim, group = shape.group();
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  const int64_t row = longest + 1;  // a score row: the slots, then the token itself
+  const int64_t row = longest + 1;  // a score row: the entries, then the token itself
 
   pool.parallel_for(batch * shape.kv_heads, [&](int64_t begin, int64_t end) {
     std::vector<float> weights(static_cast<size_t>(group * row));

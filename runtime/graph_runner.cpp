@@ -104,7 +104,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
 
   void store(int64_t row, int64_t layer, int64_t kv_begin, int64_t kv_count, const float* key, const float* value) override {
     const auto r = static_cast<size_t>(row);
-    store_token(shard_view(slots[r], layer, kv_begin), kv_count, model_.shape.head_dim, cache_.capacity(), write_slots[r],
+    store_token(shard_view(slots[r], layer, kv_begin), kv_count, model_.shape.head_dim, cache_.capacity(), write_entries[r],
                 positions[r], key, value);
   }
 
@@ -133,7 +133,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
 
   // Per step: the slot of each row, where its token goes, and its position; with re-indexed
   // positions also where its key rotates and how many slots use shifted queries.
-  std::vector<int64_t> slots, write_slots, positions, rotations, shifted_rotations, shifted_ends;
+  std::vector<int64_t> slots, write_entries, positions, rotations, shifted_rotations, shifted_ends;
 
  private:
   const LayerWeights& layer_of(int64_t layer) const { return model_.weights.layers.at(static_cast<size_t>(layer)); }
@@ -276,7 +276,7 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
   model_.tokenizer.check_ids(tokens);
   for (int64_t slot : bindings.slots) {
     if (cache_.state(slot).filled == cache_.capacity()) ++evicted_tokens_;  // the ring overwrites its oldest
-    bindings.write_slots.push_back(cache_.next_write_slot(slot));
+    bindings.write_entries.push_back(cache_.next_write_entry(slot));
   }
   const bool shifted = std::any_of(bindings.shifted_ends.begin(), bindings.shifted_ends.end(), [](int64_t e) { return e > 0; });
   graph::StepRows rows;

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/kv_slots.h"
+#include "kernels/kv_entries.h"
 #include "kernels/rope.h"
 #include "kernels/snapkv.h"
 #include "runtime/errors.h"
@@ -34,8 +34,8 @@ void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, fl
   const int64_t capacity = config.capacity, kv_heads = shape.kv_heads, hd = shape.head_dim;
   if (length <= capacity) {
     for (int64_t p = 0; p < length; ++p) {
-      kernels::write_slot(keys + p * shape.kv_width(), kv_heads, hd, capacity, p, cache.keys);
-      kernels::write_slot(values + p * shape.kv_width(), kv_heads, hd, capacity, p, cache.values);
+      kernels::write_entry(keys + p * shape.kv_width(), kv_heads, hd, capacity, p, cache.keys);
+      kernels::write_entry(values + p * shape.kv_width(), kv_heads, hd, capacity, p, cache.values);
       for (int64_t kv = 0; kv < kv_heads; ++kv) {
         cache.live[kv * capacity + p] = 1;
         cache.positions[kv * capacity + p] = static_cast<int32_t>(p);

@@ -1,9 +1,9 @@
-// Slot cache allocation and the write-slot rule shared by prefill compaction and decode.
+// Slot cache allocation and the write-entry rule shared by prefill compaction and decode.
 #include "runtime/slot_kv_cache.h"
 
 #include <algorithm>
 
-#include "kernels/kv_slots.h"
+#include "kernels/kv_entries.h"
 #include "runtime/errors.h"
 
 namespace snapstream {
@@ -20,11 +20,6 @@ SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig&
   states_.assign(static_cast<size_t>(slots_), {});
 }
 
-kernels::CacheView SlotKvCache::view(int64_t slot, int64_t layer) const {
-  return {keys_.data() + offset(slot, layer), values_.data() + offset(slot, layer), live_.data() + marker_offset(slot, layer),
-          extent(slot)};
-}
-
 void SlotKvCache::reset(int64_t slot) {
   const auto first = marker_offset(slot, 0), count = layers_ * layer_markers_;
   std::fill_n(live_.begin() + first, count, uint8_t{0});
@@ -32,20 +27,20 @@ void SlotKvCache::reset(int64_t slot) {
   states_.at(static_cast<size_t>(slot)) = {};
 }
 
-int64_t SlotKvCache::next_write_slot(int64_t slot) {
+int64_t SlotKvCache::next_write_entry(int64_t slot) {
   SequenceState& s = state(slot);
   if (s.filled < config_.capacity) return s.filled++;
   const int64_t ring_start = config_.capacity - config_.ring;
   return ring_start + (s.ring_writes++ % config_.ring);
 }
 
-void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t slot,
+void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t entry,
                  int64_t position, const float* key, const float* value) {
-  kernels::write_slot(key, kv_heads, head_dim, capacity, slot, view.keys);
-  kernels::write_slot(value, kv_heads, head_dim, capacity, slot, view.values);
+  kernels::write_entry(key, kv_heads, head_dim, capacity, entry, view.keys);
+  kernels::write_entry(value, kv_heads, head_dim, capacity, entry, view.values);
   for (int64_t kv = 0; kv < kv_heads; ++kv) {
-    view.live[kv * capacity + slot] = 1;
-    view.positions[kv * capacity + slot] = static_cast<int32_t>(position);
+    view.live[kv * capacity + entry] = 1;
+    view.positions[kv * capacity + entry] = static_cast<int32_t>(position);
   }
 }
 

@@ -14,11 +14,11 @@ namespace snapstream {
 // Where a slot's sequence stands; the same for every layer and head.
 struct SequenceState {
   int64_t length = 0;       // positions seen (prompt + generated), i.e. the next position
-  int64_t filled = 0;       // cache slots written in order before the ring took over
+  int64_t filled = 0;       // cache entries written in order before the ring took over
   int64_t ring_writes = 0;  // writes into the ring once the cache is full
 };
 
-// One layer of one sequence's cache, all KV heads: [kv_heads][capacity] slots.
+// One layer of one sequence's cache, all KV heads: [kv_heads][capacity] entries.
 struct LayerCacheView {
   float* keys = nullptr;       // [kv_heads][capacity][head_dim]
   float* values = nullptr;
@@ -32,9 +32,9 @@ struct LayerCacheView {
   }
 };
 
-// Writes one token's keys and values ([kv_heads][head_dim] each) into `slot` of a layer view
-// and marks the slot live at `position`.
-void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t slot,
+// Writes one token's keys and values ([kv_heads][head_dim] each) into entry `entry` of a layer
+// view and marks the entry live at `position`.
+void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t entry,
                  int64_t position, const float* key, const float* value);
 
 class SlotKvCache {
@@ -51,12 +51,11 @@ class SlotKvCache {
   uint8_t* live(int64_t slot, int64_t layer) { return live_.data() + marker_offset(slot, layer); }
   int32_t* positions(int64_t slot, int64_t layer) { return positions_.data() + marker_offset(slot, layer); }
   const int32_t* positions(int64_t slot, int64_t layer) const { return positions_.data() + marker_offset(slot, layer); }
-  kernels::CacheView view(int64_t slot, int64_t layer) const;
   LayerCacheView layer_view(int64_t slot, int64_t layer) {
     return {keys(slot, layer), values(slot, layer), live(slot, layer), positions(slot, layer)};
   }
   SequenceState& state(int64_t slot) { return states_.at(static_cast<size_t>(slot)); }
-  // Slots [0, extent) of `slot` may be live; the rest are empty.
+  // Entries [0, extent) of sequence slot `slot` may be live; the rest are empty.
   int64_t extent(int64_t slot) const {
     const SequenceState& s = states_.at(static_cast<size_t>(slot));
     return s.ring_writes > 0 ? config_.capacity : s.filled;
@@ -65,19 +64,19 @@ class SlotKvCache {
   // Empties a slot for its next sequence: nothing of the previous one stays live.
   void reset(int64_t slot);
 
-  // The cache slot the next decoded token goes to: the next free slot while the cache fills,
-  // then the ring's oldest entry, S + K + (ring writes mod R). Advances the state.
-  int64_t next_write_slot(int64_t slot);
+  // The cache entry the next decoded token goes to: the next free entry while the cache fills,
+  // then the ring's oldest, S + K + (ring writes mod R). Advances the state.
+  int64_t next_write_entry(int64_t slot);
 
-  // The RoPE rotation of the next decoded token (call before next_write_slot). Original
+  // The RoPE rotation of the next decoded token (call before next_write_entry). Original
   // positions: its absolute position. Re-indexed positions, which keep every query-key distance
-  // within the capacity: while the cache fills, its slot index (its rank); once the ring
+  // within the capacity: while the cache fills, its entry index (its rank); once the ring
   // overwrites, C + the overwrites so far. A ring key then sits at distance C - rank from the
-  // query; the sink and compressed slots [0, C - R) keep their slot index as rotation, so their
-  // queries turn to C instead (shifted_rotation; shifted_end() slots use it).
+  // query; the sink and compressed entries [0, C - R) keep their index as rotation, so their
+  // queries turn to C instead (shifted_rotation; the entries below shifted_end() use it).
   int64_t next_rotation(int64_t slot) const;
   int64_t shifted_rotation() const { return config_.capacity; }
-  // Slots [0, shifted_end) of `slot` are scored with queries at shifted_rotation(): 0 unless
+  // Entries [0, shifted_end) of slot `slot` are scored with queries at shifted_rotation(): 0 unless
   // positions are re-indexed and the ring has started overwriting.
   int64_t shifted_end(int64_t slot) const;
 
@@ -95,7 +94,7 @@ class SlotKvCache {
   int64_t slots_, layers_, layer_floats_, layer_markers_;
   std::vector<float> keys_, values_;
   std::vector<uint8_t> live_;
-  std::vector<int32_t> positions_;  // the absolute position each slot holds, -1 when empty
+  std::vector<int32_t> positions_;  // the absolute position each entry holds, -1 when empty
   std::vector<SequenceState> states_;
 };
 

@@ -1,4 +1,4 @@
-// The SnapStream cache policy: capacity C = sink S + compressed K + ring R slots per sequence,
+// The SnapStream cache policy: capacity C = sink S + compressed K + ring R entries per sequence,
 // per layer and per KV head, plus the SnapKV selection settings.
 #pragma once
 
@@ -14,7 +14,7 @@ enum class PositionMode : uint8_t {
   Reindexed,  // keys are rotated by their rank in the cache (StreamingLLM style)
 };
 
-// How the K compressed slots are filled from a prompt longer than the capacity: by SnapKV's
+// How the K compressed entries are filled from a prompt longer than the capacity: by SnapKV's
 // attention votes, or (a baseline for evaluation) by positions drawn at random.
 enum class Selection : uint8_t { SnapKV, Random };
 

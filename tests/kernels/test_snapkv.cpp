@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/kv_slots.h"
+#include "kernels/kv_entries.h"
 #include "kernels/snapkv.h"
 
 using namespace snapstream::kernels;
