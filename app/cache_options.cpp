@@ -5,7 +5,7 @@
 
 namespace snapstream::app {
 
-void add_cache_options(CLI::App* command, SnapStreamConfig& config) {
+void add_cache_options(CLI::App* command, runtime::SnapStreamConfig& config) {
   command->add_option("--kv-capacity", config.capacity, "cache entries per sequence, C (default: context / 4)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--sink", config.sink, "attention-sink entries, S")->check(CLI::NonNegativeNumber);
@@ -17,8 +17,8 @@ void add_cache_options(CLI::App* command, SnapStreamConfig& config) {
   command->add_option("--pool", config.pool, "score pooling: max or avg")
       ->transform(CLI::CheckedTransformer(pools))
       ->option_text("max|avg");
-  static const std::map<std::string, PositionMode> modes = {{"original", PositionMode::Original},
-                                                            {"reindexed", PositionMode::Reindexed}};
+  static const std::map<std::string, runtime::PositionMode> modes = {{"original", runtime::PositionMode::Original},
+                                                            {"reindexed", runtime::PositionMode::Reindexed}};
   command->add_option("--positions", config.positions, "RoPE positions of cached keys: original or reindexed")
       ->transform(CLI::CheckedTransformer(modes))
       ->option_text("original|reindexed");

@@ -9,6 +9,6 @@ namespace snapstream::app {
 
 // Registers --kv-capacity, --sink, --ring, --window, --pool-kernel, --pool, --positions and
 // --full-cache on `command`, writing into `config`.
-void add_cache_options(CLI::App* command, SnapStreamConfig& config);
+void add_cache_options(CLI::App* command, runtime::SnapStreamConfig& config);
 
 }  // namespace snapstream::app

@@ -31,13 +31,13 @@ void run_batch(const BatchArgs& args) {
   const auto prompts = args.engine.list_graphs ? std::vector<PromptLine>{} : read_prompt_file(args.prompts);
   const auto model = load_model_logged(args.model, args.tokenizer);
   kernels::ThreadPool pool(args.threads);
-  EngineOptions options;
+  runtime::EngineOptions options;
   options.slots = args.slots;
   options.max_waiting = std::max<int64_t>(1, static_cast<int64_t>(prompts.size()));
   options.cache = args.engine.cache;
   options.graphs = args.engine.graphs;
   apply_emulation(args.engine, options);
-  Engine engine(*model, pool, options);
+  runtime::Engine engine(*model, pool, options);
   const std::string plan = describe_plan(*model, engine.runner(), engine.cache());
   if (args.engine.list_graphs) {
     std::cout << plan;
@@ -47,7 +47,7 @@ void run_batch(const BatchArgs& args) {
 
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::vector<int32_t>> prompt_ids;
-  std::vector<std::shared_ptr<RequestStream>> streams;
+  std::vector<std::shared_ptr<runtime::RequestStream>> streams;
   for (const auto& prompt : prompts) {
     prompt_ids.push_back(model->tokenizer.encode(prompt.prompt, true));
     streams.push_back(engine.submit({prompt_ids.back(), prompt.max_tokens, prompt.sampling, {}, -1}));
@@ -61,8 +61,8 @@ void run_batch(const BatchArgs& args) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   for (size_t i = 0; i < prompts.size(); ++i) {
-    const std::string text = detokenize(model->tokenizer, outputs[i], prompt_ids[i].back());
-    const auto reason = finish_reason_name(streams[i]->finish_reason());
+    const std::string text = runtime::detokenize(model->tokenizer, outputs[i], prompt_ids[i].back());
+    const auto reason = runtime::finish_reason_name(streams[i]->finish_reason());
     if (args.json) {
       nlohmann::json line = {{"index", i}, {"prompt_ids", prompt_ids[i]}, {"ids", outputs[i]}, {"text", text},
                              {"finish_reason", reason}};
@@ -95,7 +95,7 @@ void add_batch_command(CLI::App& app) {
   add_engine_options(cmd, args->engine);
   add_emulation_options(cmd, args->engine);
   cmd->callback([args] {
-    if (args->prompts.empty() && !args->engine.list_graphs) throw InvalidRequestError("batch needs --prompts FILE");
+    if (args->prompts.empty() && !args->engine.list_graphs) throw runtime::InvalidRequestError("batch needs --prompts FILE");
     run_batch(*args);
   });
 }

@@ -52,7 +52,7 @@ int64_t parse_budget(const std::string& text, int64_t prompt_length) {
     }
   } catch (const std::exception&) {
   }
-  throw ConfigError("a budget is a fraction of the prompt length (1/4) or a number of positions (96), not '" + text + "'");
+  throw runtime::ConfigError("a budget is a fraction of the prompt length (1/4) or a number of positions (96), not '" + text + "'");
 }
 
 void progress_bar(int64_t done, int64_t total, std::chrono::steady_clock::time_point start) {
@@ -65,11 +65,11 @@ void progress_bar(int64_t done, int64_t total, std::chrono::steady_clock::time_p
 }
 
 void run_eval_command(const EvalArgs& a) {
-  if (a.texts.empty() == (a.generate == 0)) throw ConfigError("give either --texts FILE.jsonl or --generate N");
+  if (a.texts.empty() == (a.generate == 0)) throw runtime::ConfigError("give either --texts FILE.jsonl or --generate N");
   const auto model = load_model_logged(a.model, a.tokenizer);
   const int64_t length = a.prompt_length + a.continue_length;
   if (length > model->shape.context_length)
-    throw ConfigError("--prompt-len + --continue-len (" + std::to_string(length) + ") exceed the model's context of " +
+    throw runtime::ConfigError("--prompt-len + --continue-len (" + std::to_string(length) + ") exceed the model's context of " +
                       std::to_string(model->shape.context_length));
   kernels::ThreadPool pool(a.threads);
   eval::EvalPlan plan;

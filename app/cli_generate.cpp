@@ -34,24 +34,24 @@ struct GenerateArgs {
 void run_generate(const GenerateArgs& args) {
   const auto model = load_model_logged(args.model, args.tokenizer);
   kernels::ThreadPool pool(args.threads);
-  const Tokenizer& tokenizer = model->tokenizer;
+  const runtime::Tokenizer& tokenizer = model->tokenizer;
   const std::vector<int32_t> prompt_ids = tokenizer.encode(args.prompt, true);
 
-  GenerationOptions options;
+  runtime::GenerationOptions options;
   options.max_tokens = args.max_tokens;
   options.sampling = {args.temperature, args.top_k, args.top_p, args.seed};
   options.cache = args.engine.cache;
   options.graphs = args.engine.graphs;
   // Compiled before anything is printed: a plan the shape cannot take fails with nothing on stdout.
-  Generator generator(*model, pool, options);
+  runtime::Generator generator(*model, pool, options);
   if (args.engine.list_graphs) {
     std::cout << describe_plan(*model, generator.runner(), generator.cache());
     return;
   }
   spdlog::info("KV cache: {}", generator.cache().config().describe());
 
-  check_prompt(prompt_ids, model->shape.context_length, tokenizer);
-  TextStream stream(tokenizer, prompt_ids.back());
+  runtime::check_prompt(prompt_ids, model->shape.context_length, tokenizer);
+  runtime::TextStream stream(tokenizer, prompt_ids.back());
   std::string text;
   auto on_token = [&](int32_t id) {
     const std::string piece = stream.push(id);
@@ -65,7 +65,7 @@ void run_generate(const GenerateArgs& args) {
     std::fwrite(args.prompt.data(), 1, args.prompt.size(), stdout);
     std::fflush(stdout);
   }
-  const GenerationResult result = generator.run(prompt_ids, on_token);
+  const runtime::GenerationResult result = generator.run(prompt_ids, on_token);
   const std::string tail = stream.finish();
   text += tail;
 

@@ -8,12 +8,12 @@
 namespace snapstream::app {
 namespace {
 
-void print_gguf(const GgufFile& gguf) {
+void print_gguf(const runtime::GgufFile& gguf) {
   std::cout << gguf.path() << ": GGUF v" << gguf.version() << ", " << gguf.metadata().size() << " metadata keys, "
             << gguf.tensors().size() << " tensors, alignment " << gguf.alignment() << ", data at byte " << gguf.data_offset()
             << "\n\nmetadata:\n";
   for (const auto& [key, value] : gguf.metadata())
-    std::cout << "  " << key << " (" << gguf_value_type_name(value.type()) << ") = " << value.to_display() << "\n";
+    std::cout << "  " << key << " (" << runtime::gguf_value_type_name(value.type()) << ") = " << value.to_display() << "\n";
   std::cout << "\ntensors:\n";
   uint64_t total = 0;
   for (const auto& tensor : gguf.tensors()) {
@@ -26,7 +26,7 @@ void print_gguf(const GgufFile& gguf) {
   std::cout << "\ntotal tensor bytes: " << total << "\n";
 }
 
-void print_config(const Model& model) {
+void print_config(const runtime::Model& model) {
   const graph::ModelShape& c = model.shape;
   std::cout << model.path << ": " << model.format << " checkpoint\n"
             << "  dim " << c.dim << ", hidden_dim " << c.hidden_dim << ", layers " << c.layers << ", heads " << c.heads
@@ -45,12 +45,12 @@ void add_info_command(CLI::App& app) {
   cmd->add_option("file", *file, "GGUF file or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
   cmd->add_option("--tokenizer", *tokenizer, "llama2.c tokenizer file")->check(CLI::ExistingFile);
   cmd->callback([file, tokenizer] {
-    auto mapping = std::make_shared<const MappedFile>(*file);
-    if (has_gguf_magic(*mapping)) {
-      print_gguf(GgufFile(mapping));
+    auto mapping = std::make_shared<const runtime::MappedFile>(*file);
+    if (runtime::has_gguf_magic(*mapping)) {
+      print_gguf(runtime::GgufFile(mapping));
       return;
     }
-    print_config(*load_model(*file, *tokenizer));
+    print_config(*runtime::load_model(*file, *tokenizer));
   });
 }
 

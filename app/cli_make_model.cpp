@@ -19,18 +19,19 @@ struct MakeModelArgs {
 kernels::DType parse_dtype(const std::string& name) {
   for (auto dtype : {kernels::DType::F32, kernels::DType::F16, kernels::DType::BF16, kernels::DType::Q8_0})
     if (kernels::dtype_name(dtype) == name) return dtype;
-  throw ConfigError("unknown dtype '" + name + "' (f32, f16, bf16 or q8_0)");
+  throw runtime::ConfigError("unknown dtype '" + name + "' (f32, f16, bf16 or q8_0)");
 }
 
 void run_make_model(const MakeModelArgs& args) {
-  SyntheticModelOptions options;
+  runtime::SyntheticModelOptions options;
   options.shape = load_model_config(args.shape);
   if (!options.shape.runs_on_cpu())
-    throw ConfigError(options.shape.name + " is not a Llama-family shape (grouped attention, dense MLPs): the CPU engine cannot run it");
+    throw runtime::ConfigError(options.shape.name +
+                               " is not a Llama-family shape (grouped attention, dense MLPs): the CPU engine cannot run it");
   options.dtype = parse_dtype(args.dtype);
   options.seed = args.seed;
   spdlog::info("writing {} ({} weights, seed {}) to {}", args.shape, args.dtype, args.seed, args.out);
-  write_synthetic_model(options, args.out);
+  runtime::write_synthetic_model(options, args.out);
   spdlog::info("wrote {}; its weights are random, so the text it generates is meaningless", args.out);
 }
 

@@ -45,8 +45,8 @@ struct ServeArgs {
   EngineFlags engine;
 };
 
-EngineOptions serve_engine_options(const ServeArgs& args) {
-  EngineOptions options;
+runtime::EngineOptions serve_engine_options(const ServeArgs& args) {
+  runtime::EngineOptions options;
   options.slots = args.slots;
   options.max_waiting = args.max_waiting;
   options.cache = args.engine.cache;
@@ -59,7 +59,7 @@ EngineOptions serve_engine_options(const ServeArgs& args) {
 void list_serve_graphs(const ServeArgs& args) {
   const auto model = load_model_logged(args.model, args.tokenizer);
   kernels::ThreadPool pool(args.threads);
-  Engine engine(*model, pool, serve_engine_options(args));
+  runtime::Engine engine(*model, pool, serve_engine_options(args));
   std::cout << describe_plan(*model, engine.runner(), engine.cache());
 }
 
@@ -100,8 +100,8 @@ void run_serve(const ServeArgs& args) {
     const auto model = load_model_logged(args.model, args.tokenizer);
     const auto pool = std::make_unique<kernels::ThreadPool>(args.threads);
     spdlog::info("compiling graphs and allocating the KV cache");
-    const auto engine_owner = std::make_unique<Engine>(*model, *pool, serve_engine_options(args));
-    Engine& engine = *engine_owner;
+    const auto engine_owner = std::make_unique<runtime::Engine>(*model, *pool, serve_engine_options(args));
+    runtime::Engine& engine = *engine_owner;
     spdlog::info("{}", describe_plan(*model, engine.runner(), engine.cache()));
 
     api::ApiOptions api_options{args.served_model_name, args.api_key};
@@ -120,7 +120,7 @@ void run_serve(const ServeArgs& args) {
     server.stop_accepting();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(args.grace_period * 1000));
     while (std::chrono::steady_clock::now() < deadline) {
-      const EngineStats stats = engine.stats();
+      const runtime::EngineStats stats = engine.stats();
       if (stats.running == 0 && stats.waiting == 0) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

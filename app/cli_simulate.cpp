@@ -38,7 +38,7 @@ double median_pricing_seconds(const dataflow_sim::Deployment& deployment, const 
     const auto start = std::chrono::steady_clock::now();
     const auto result = deployment.price(system);
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (result.step_seconds <= 0) throw ConfigError("a priced step took no time");
+    if (result.step_seconds <= 0) throw runtime::ConfigError("a priced step took no time");
   }
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];
@@ -55,7 +55,7 @@ dataflow_sim::SimulationOptions options_from(const SimulateArgs& a) {
       o.batch = std::stoll(a.batch, &used);
       if (used != a.batch.size() || o.batch < 1) throw std::invalid_argument("batch");
     } catch (const std::exception&) {
-      throw ConfigError("--batch takes a positive number or 'max', not '" + a.batch + "'");
+      throw runtime::ConfigError("--batch takes a positive number or 'max', not '" + a.batch + "'");
     }
   }
   // SnapStream's default capacity is a quarter of the context, as in serving.

@@ -21,7 +21,7 @@ std::filesystem::path resolve_config(const std::string& folder, const std::strin
   std::string known;
   for (const auto& entry : std::filesystem::directory_iterator(config_root() / folder, ignored))
     if (entry.path().extension() == ".json") known += (known.empty() ? "" : ", ") + entry.path().stem().string();
-  throw ConfigError("no " + folder + " config '" + name_or_path + "' (looked for " + path.string() + "; known: " + known + ")");
+  throw runtime::ConfigError("no " + folder + " config '" + name_or_path + "' (looked for " + path.string() + "; known: " + known + ")");
 }
 
 graph::ModelShape load_model_config(const std::string& name_or_path) {

@@ -90,7 +90,7 @@ EmulatedDevice::EmulatedDevice(const EmulationOptions& options, const graph::Gra
   }
   const double sram = options.system.device.sram_bytes();
   footprint_.pmu_utilisation = sram > 0 ? footprint_.sram_bytes / sram : 0;
-  const EmulatedFootprint& f = footprint_;
+  const runtime::EmulatedFootprint& f = footprint_;
   footprint_.description = (f.proxy ? "proxy: steps priced as " + f.model + " on " : "steps priced on ") + f.system + " (TP " +
                            std::to_string(f.tp) + ")" + (f.proxy ? ", tokens computed by the served model" : "");
 }
@@ -104,12 +104,12 @@ double EmulatedDevice::seconds(const graph::GraphKey& key, int64_t first_positio
   return p.at_start + (p.at_end - p.at_start) * share;
 }
 
-StepClockFactory emulated_step_clock(const EmulationOptions& options) {
-  return [options](const graph::GraphCache& graphs, int64_t max_context) -> std::unique_ptr<StepClock> {
+runtime::StepClockFactory emulated_step_clock(const EmulationOptions& options) {
+  return [options](const graph::GraphCache& graphs, int64_t max_context) -> std::unique_ptr<runtime::StepClock> {
     try {
       return std::make_unique<EmulatedDevice>(options, graphs, max_context);
     } catch (const SimulationError& e) {
-      throw ConfigError(e.what());
+      throw runtime::ConfigError(e.what());
     }
   };
 }

@@ -24,7 +24,7 @@ struct EmulationOptions {
   bool kernel_looping = true;
 };
 
-class EmulatedDevice final : public StepClock {
+class EmulatedDevice final : public runtime::StepClock {
  public:
   // `served`: the engine's compiled graphs (their keys and the served shape, with the cache
   // capacity); `max_context`: the longest sequence. Throws SimulationError (CapacityError,
@@ -32,7 +32,7 @@ class EmulatedDevice final : public StepClock {
   EmulatedDevice(const EmulationOptions& options, const graph::GraphCache& served, int64_t max_context);
 
   double seconds(const graph::GraphKey& key, int64_t first_position) const override;
-  const EmulatedFootprint& footprint() const override { return footprint_; }
+  const runtime::EmulatedFootprint& footprint() const override { return footprint_; }
 
  private:
   struct Priced {
@@ -41,11 +41,11 @@ class EmulatedDevice final : public StepClock {
     int64_t span = 0;      // prefill: positions between the two
   };
   std::map<std::pair<int, int64_t>, Priced> prices_;  // (phase, bucket) -> price
-  EmulatedFootprint footprint_;
+  runtime::EmulatedFootprint footprint_;
 };
 
 // The engine's step clock on the emulated device; the factory throws ConfigError where the
 // device throws SimulationError.
-StepClockFactory emulated_step_clock(const EmulationOptions& options);
+runtime::StepClockFactory emulated_step_clock(const EmulationOptions& options);
 
 }  // namespace snapstream::app

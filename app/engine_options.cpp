@@ -27,10 +27,10 @@ void add_emulation_options(CLI::App* command, EngineFlags& flags) {
   command->add_flag("--pace", flags.pace, "hold each step's tokens until the emulated device would have produced them");
 }
 
-void apply_emulation(const EngineFlags& flags, EngineOptions& options) {
+void apply_emulation(const EngineFlags& flags, runtime::EngineOptions& options) {
   options.pace = flags.pace;
   if (flags.system == "none") {
-    if (!flags.emulate.empty() || flags.pace) throw ConfigError("--emulate and --pace need a --system to price steps on");
+    if (!flags.emulate.empty() || flags.pace) throw runtime::ConfigError("--emulate and --pace need a --system to price steps on");
     return;
   }
   EmulationOptions emulation;
@@ -41,10 +41,10 @@ void apply_emulation(const EngineFlags& flags, EngineOptions& options) {
   options.step_clock_optional = !flags.system_given && flags.emulate.empty();
 }
 
-std::string describe_plan(const Model& model, const GraphRunner& runner, const SlotKvCache& cache) {
-  const SnapStreamConfig& config = cache.config();
+std::string describe_plan(const runtime::Model& model, const runtime::GraphRunner& runner, const runtime::SlotKvCache& cache) {
+  const runtime::SnapStreamConfig& config = cache.config();
   const int64_t context = model.shape.context_length;
-  const int64_t full = SlotKvCache::full_cache_bytes(model.shape, context);
+  const int64_t full = runtime::SlotKvCache::full_cache_bytes(model.shape, context);
   std::string text = fmt::format("compiled graphs ({} compiles, arena {} bytes):\n", runner.graphs().compiles(), runner.arena_bytes());
   text += runner.graphs().describe();
   text += fmt::format("KV cache: {}\n", config.describe());

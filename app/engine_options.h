@@ -13,8 +13,8 @@
 namespace snapstream::app {
 
 struct EngineFlags {
-  SnapStreamConfig cache;
-  GraphPlan graphs;
+  runtime::SnapStreamConfig cache;
+  runtime::GraphPlan graphs;
   bool list_graphs = false;
   std::string system = "sn40l";  // hardware config the steps are priced on; "none": no emulation
   bool system_given = false;     // --system was on the command line (not the default)
@@ -29,10 +29,10 @@ void add_engine_options(CLI::App* command, EngineFlags& flags);
 void add_emulation_options(CLI::App* command, EngineFlags& flags);
 
 // The engine's emulated device from the flags (configs loaded, errors as ConfigError).
-void apply_emulation(const EngineFlags& flags, EngineOptions& options);
+void apply_emulation(const EngineFlags& flags, runtime::EngineOptions& options);
 
 // The compiled graphs with their arena sizes, and the KV cache plan (bytes per slot and in
 // all, SnapStream against the full cache), as printed by --list-graphs and logged at start-up.
-std::string describe_plan(const Model& model, const GraphRunner& runner, const SlotKvCache& cache);
+std::string describe_plan(const runtime::Model& model, const runtime::GraphRunner& runner, const runtime::SlotKvCache& cache);
 
 }  // namespace snapstream::app

@@ -8,7 +8,7 @@
 namespace snapstream::app {
 
 bool is_input_error(const std::exception& error) {
-  return dynamic_cast<const InputError*>(&error) != nullptr || dynamic_cast<const graph::ShapeError*>(&error) != nullptr ||
+  return dynamic_cast<const runtime::InputError*>(&error) != nullptr || dynamic_cast<const graph::ShapeError*>(&error) != nullptr ||
          dynamic_cast<const dataflow_sim::SimulationError*>(&error) != nullptr;
 }
 

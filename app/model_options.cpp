@@ -12,8 +12,8 @@ void add_model_options(CLI::App* command, std::string& model, std::string& token
   command->add_option("--threads", threads, "compute threads (0: one per core)")->check(CLI::NonNegativeNumber);
 }
 
-std::unique_ptr<Model> load_model_logged(const std::string& model, const std::string& tokenizer) {
-  auto loaded = load_model(model, tokenizer);
+std::unique_ptr<runtime::Model> load_model_logged(const std::string& model, const std::string& tokenizer) {
+  auto loaded = runtime::load_model(model, tokenizer);
   const graph::ModelShape& c = loaded->shape;
   spdlog::info("loaded {} ({}): dim {}, {} layers, {} heads ({} kv), vocab {}, context {}", model, loaded->format, c.dim,
                c.layers, c.heads, c.kv_heads, c.vocab, c.context_length);

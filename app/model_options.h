@@ -13,6 +13,6 @@ namespace snapstream::app {
 void add_model_options(CLI::App* command, std::string& model, std::string& tokenizer, int& threads);
 
 // load_model(), logging the file and the model's shape.
-std::unique_ptr<Model> load_model_logged(const std::string& model, const std::string& tokenizer);
+std::unique_ptr<runtime::Model> load_model_logged(const std::string& model, const std::string& tokenizer);
 
 }  // namespace snapstream::app

@@ -14,9 +14,9 @@ T field(const nlohmann::json& line, const char* key, T fallback) {
   if (!line.contains(key) || line.at(key).is_null()) return fallback;
   const auto& value = line.at(key);
   if constexpr (std::is_floating_point_v<T>) {
-    if (!value.is_number()) throw InvalidRequestError(std::string("'") + key + "' must be a number");
+    if (!value.is_number()) throw runtime::InvalidRequestError(std::string("'") + key + "' must be a number");
   } else {
-    if (!value.is_number_integer()) throw InvalidRequestError(std::string("'") + key + "' must be an integer");
+    if (!value.is_number_integer()) throw runtime::InvalidRequestError(std::string("'") + key + "' must be an integer");
   }
   return value.get<T>();
 }
@@ -26,11 +26,11 @@ T field(const nlohmann::json& line, const char* key, T fallback) {
 std::vector<PromptLine> read_prompt_file(const std::string& path) {
   std::vector<PromptLine> prompts;
   eval::read_jsonl(path, "prompts", [&](const nlohmann::json& line) {
-    if (!line.contains("prompt") || !line.at("prompt").is_string()) throw InvalidRequestError("'prompt' must be a string");
+    if (!line.contains("prompt") || !line.at("prompt").is_string()) throw runtime::InvalidRequestError("'prompt' must be a string");
     PromptLine prompt;
     prompt.prompt = line.at("prompt").get<std::string>();
     prompt.max_tokens = field<int64_t>(line, "max_tokens", 256);
-    if (prompt.max_tokens < 0) throw InvalidRequestError("'max_tokens' must be >= 0");
+    if (prompt.max_tokens < 0) throw runtime::InvalidRequestError("'max_tokens' must be >= 0");
     prompt.sampling.temperature = field<float>(line, "temperature", 0.0f);
     prompt.sampling.top_k = field<int64_t>(line, "top_k", 0);
     prompt.sampling.top_p = field<float>(line, "top_p", 1.0f);

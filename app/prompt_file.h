@@ -12,7 +12,7 @@ namespace snapstream::app {
 struct PromptLine {
   std::string prompt;
   int64_t max_tokens = 256;
-  SamplingParams sampling;
+  runtime::SamplingParams sampling;
 };
 
 // Lines are {"prompt": ..., "max_tokens": ..., "temperature": ..., "top_k": ..., "top_p": ...,

@@ -65,7 +65,7 @@ class LineParser {
     return v;
   }
 
-  [[noreturn]] void fail(const std::string& problem) const { throw ConfigError(where_ + ": " + problem); }
+  [[noreturn]] void fail(const std::string& problem) const { throw runtime::ConfigError(where_ + ": " + problem); }
 
  private:
   static bool is_number(const std::string& text) {
@@ -146,7 +146,7 @@ std::vector<SettingValue> parse_settings(const std::string& text, const std::str
 
 std::vector<SettingValue> read_settings_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError("cannot read the settings file " + path.string());
+  if (!in) throw runtime::ConfigError("cannot read the settings file " + path.string());
   std::ostringstream text;
   text << in.rdbuf();
   return parse_settings(text.str(), path.string());

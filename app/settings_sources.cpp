@@ -44,7 +44,7 @@ CommandLine read_command_line(const std::vector<std::string>& args) {
       } else if (i + 1 < args.size()) {
         line.config_file = args[i + 1];
       }
-      if (line.config_file.empty()) throw ConfigError("--config needs a file name");
+      if (line.config_file.empty()) throw runtime::ConfigError("--config needs a file name");
     }
   }
   return line;
@@ -55,7 +55,7 @@ bool flag_value(const std::string& text, const std::string& where) {
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   if (lower == "true" || lower == "1" || lower == "yes" || lower == "on") return true;
   if (lower == "false" || lower == "0" || lower == "no" || lower == "off") return false;
-  throw ConfigError(where + ": '" + text + "' is not a boolean (true or false)");
+  throw runtime::ConfigError(where + ": '" + text + "' is not a boolean (true or false)");
 }
 
 // A setting as arguments: a flag appears only when true; an empty value leaves the default.
@@ -124,14 +124,14 @@ std::vector<std::string> expand_settings(const CLI::App& app, const SettingsSour
   if (!config_file.empty()) {
     for (const SettingValue& setting : read_settings_file(config_file)) {
       const std::string where = config_file + ":" + std::to_string(setting.line);
-      if (setting.name == "config") throw ConfigError(where + ": a settings file cannot name another one");
+      if (setting.name == "config") throw runtime::ConfigError(where + ": a settings file cannot name another one");
       if (std::find(known.begin(), known.end(), setting.name) == known.end())
-        throw ConfigError(where + ": '" + setting.name + "' is not a setting of `snapstream " + sources.command +
+        throw runtime::ConfigError(where + ": '" + setting.name + "' is not a setting of `snapstream " + sources.command +
                           "`; settings are the long options of `snapstream " + sources.command +
                           " --help`, without the dashes");
       const CLI::Option& option = *find_long_option(app, command, setting.name);
       if (option.get_items_expected_max() == 0 && setting.kind != SettingValue::Kind::Boolean)
-        throw ConfigError(where + ": '" + setting.name + "' is a switch: write true or false");
+        throw runtime::ConfigError(where + ": '" + setting.name + "' is a switch: write true or false");
       if (line.given.count(setting.name) != 0 || set_by_env.count(setting.name) != 0) continue;
       append_setting(expanded, option, setting.name, setting.text, where);
       ++from_file;

@@ -44,7 +44,7 @@ int sweep_column(const std::string& axis, const std::string& name) {
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  throw ConfigError("the sweep CSV has no column '" + name + "'");
+  throw runtime::ConfigError("the sweep CSV has no column '" + name + "'");
 }
 
 std::string plot_script(const std::filesystem::path& csv, const std::filesystem::path& png, const std::string& axis,
@@ -79,12 +79,12 @@ unset multiplot
 
 void run_sweep(const graph::ModelShape& model, const dataflow_sim::SystemSpec& system,
                const dataflow_sim::SimulationOptions& options, const SweepSpec& sweep) {
-  if (sweep.axis != "context" && sweep.axis != "batch") throw ConfigError("--sweep takes 'context' or 'batch'");
+  if (sweep.axis != "context" && sweep.axis != "batch") throw runtime::ConfigError("--sweep takes 'context' or 'batch'");
   const std::vector<int64_t> values = sweep.values.empty() ? default_values(model, system, options, sweep.axis) : sweep.values;
   const std::filesystem::path csv = sweep.out.string() + ".csv", png = sweep.out.string() + ".png";
   if (sweep.out.has_parent_path()) std::filesystem::create_directories(sweep.out.parent_path());
   std::ofstream out(csv);
-  if (!out) throw ConfigError("cannot write " + csv.string());
+  if (!out) throw runtime::ConfigError("cannot write " + csv.string());
   out << sweep_csv_header(sweep.axis);
   int64_t written = 0;
   // One block of rows per cache, so each plotted line runs through consecutive rows.
@@ -108,7 +108,7 @@ void run_sweep(const graph::ModelShape& model, const dataflow_sim::SystemSpec& s
     }
   }
   out.close();
-  if (written == 0) throw ConfigError("no point of the sweep fits " + system.name);
+  if (written == 0) throw runtime::ConfigError("no point of the sweep fits " + system.name);
   const std::string title = fmt::format("{} on {}: full cache vs SnapStream", model.name, system.name);
   eval::run_gnuplot(plot_script(csv, png, sweep.axis, title), png.string());
   std::cout << "wrote " << csv.string() << " (" << written << " rows) and " << png.string() << "\n";

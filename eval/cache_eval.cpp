@@ -13,7 +13,7 @@ namespace {
 
 // Softmax over one query head's live cache slots and the token itself, added (scaled by `share`)
 // into probabilities by position.
-void add_head_probabilities(const float* q, const float* self_key, const LayerCacheView& view, int64_t capacity, int64_t extent,
+void add_head_probabilities(const float* q, const float* self_key, const runtime::LayerCacheView& view, int64_t capacity, int64_t extent,
                             int64_t head_dim, int64_t self_position, double share, float* by_position) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
   auto dot = [&](const float* k) {
@@ -38,26 +38,26 @@ void add_head_probabilities(const float* q, const float* self_key, const LayerCa
 
 }  // namespace
 
-CacheEvaluator::CacheEvaluator(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& cache, int64_t slots)
+CacheEvaluator::CacheEvaluator(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache, int64_t slots)
     : model_(model),
       cache_(model.shape, cache.resolved(model.shape.context_length), slots),
-      runner_(model, pool, cache_, GraphPlan{}) {}
+      runner_(model, pool, cache_, runtime::GraphPlan{}) {}
 
 std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> documents, int64_t greedy_tokens,
                                              std::span<const DocumentRun> reference) {
   const auto vocab = static_cast<size_t>(model_.shape.vocab);
   const auto count = static_cast<int64_t>(documents.size());
-  if (count > slots()) throw ContractError("more documents than evaluation slots");
+  if (count > slots()) throw runtime::ContractError("more documents than evaluation slots");
   int64_t steps = 0;
   for (const EvalDocument& d : documents) {
     const auto length = static_cast<int64_t>(d.prompt.size() + d.continuation.size());
-    if (d.prompt.empty() || d.continuation.empty()) throw InvalidRequestError("a document needs a prompt and a continuation");
+    if (d.prompt.empty() || d.continuation.empty()) throw runtime::InvalidRequestError("a document needs a prompt and a continuation");
     if (std::max<int64_t>(length, static_cast<int64_t>(d.prompt.size()) + greedy_tokens) > model_.shape.context_length)
-      throw InvalidRequestError("a document of " + std::to_string(length) + " tokens does not fit the context of " +
+      throw runtime::InvalidRequestError("a document of " + std::to_string(length) + " tokens does not fit the context of " +
                                 std::to_string(model_.shape.context_length));
     steps = std::max(steps, static_cast<int64_t>(d.continuation.size()));
   }
-  if (!reference.empty() && reference.size() != documents.size()) throw ContractError("one reference run per document");
+  if (!reference.empty() && reference.size() != documents.size()) throw runtime::ContractError("one reference run per document");
   const graph::ModelShape& c = model_.shape;
   const int64_t groups = c.kv_heads, stride = c.context_length;
   const auto step_size = static_cast<size_t>(c.layers * groups * stride);
@@ -68,7 +68,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
   int64_t step = 0;  // the teacher-forced step the observer records
   // The observer refers to this call's locals: it must not outlive the call, even on a throw.
   struct ObserverReset {
-    GraphRunner& runner;
+    runtime::GraphRunner& runner;
     ~ObserverReset() { runner.set_attention_observer({}); }
   } reset{runner_};
   if (capture_)
@@ -77,11 +77,11 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
       const int64_t group_size = c.heads / c.kv_heads;
       for (size_t r = 0; r < slots.size(); ++r) {
         const int64_t slot = slots[r];
-        const LayerCacheView view = cache_.layer_view(slot, layer);
+        const runtime::LayerCacheView view = cache_.layer_view(slot, layer);
         const int64_t self = cache_.state(slot).length;
         for (int64_t g = 0; g < shard.kv_heads; ++g) {
           const int64_t group = kv_begin + g;
-          const LayerCacheView head_view = view.from_head(group, cache_.capacity(), shard.head_dim);
+          const runtime::LayerCacheView head_view = view.from_head(group, cache_.capacity(), shard.head_dim);
           float* out = runs[static_cast<size_t>(slot)].attention.data() + static_cast<size_t>(step) * step_size +
                        static_cast<size_t>((layer * groups + group) * stride);
           for (int64_t h = 0; h < group_size; ++h)
@@ -98,7 +98,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
     const float* probabilities = reference[i].attention.data() + static_cast<size_t>(j) * step_size;
     const int64_t self = cache_.state(static_cast<int64_t>(i)).length;
     for (int64_t layer = 0; layer < c.layers; ++layer) {
-      const LayerCacheView view = cache_.layer_view(static_cast<int64_t>(i), layer);
+      const runtime::LayerCacheView view = cache_.layer_view(static_cast<int64_t>(i), layer);
       for (int64_t group = 0; group < groups; ++group) {
         const float* p = probabilities + (layer * groups + group) * stride;
         double kept = p[self];
@@ -120,7 +120,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
 
   // Teacher forcing: each step feeds the true previous token to every document still running.
   prefill_all();
-  std::vector<DecodeInput> batch;
+  std::vector<runtime::DecodeInput> batch;
   std::vector<size_t> rows;
   for (int64_t j = 0; j < steps; ++j) {
     if (j > 0) {
@@ -140,7 +140,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
     }
     for (size_t i = 0; i < documents.size(); ++i) {
       if (j >= static_cast<int64_t>(documents[i].continuation.size())) continue;
-      runs[i].logprobs.push_back(token_logprob(row(i), documents[i].continuation[static_cast<size_t>(j)]));
+      runs[i].logprobs.push_back(runtime::token_logprob(row(i), documents[i].continuation[static_cast<size_t>(j)]));
       runs[i].argmax.push_back(top_token(i));
     }
   }

@@ -38,7 +38,7 @@ struct DocumentRun {
 class CacheEvaluator {
  public:
   // `cache` is resolved against the model's context. Throws ConfigError for a bad policy.
-  CacheEvaluator(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& cache, int64_t slots);
+  CacheEvaluator(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache, int64_t slots);
 
   // Runs up to slots() documents together. `reference`, when given, holds one run with captured
   // attention per document, for the recall. Throws InvalidRequestError when a document does
@@ -50,12 +50,12 @@ class CacheEvaluator {
   void capture_attention(bool on) { capture_ = on; }
 
   int64_t slots() const { return cache_.slots(); }
-  const SlotKvCache& cache() const { return cache_; }
+  const runtime::SlotKvCache& cache() const { return cache_; }
 
  private:
-  const Model& model_;
-  SlotKvCache cache_;
-  GraphRunner runner_;
+  const runtime::Model& model_;
+  runtime::SlotKvCache cache_;
+  runtime::GraphRunner runner_;
   std::vector<float> logits_;
   bool capture_ = false;
 };

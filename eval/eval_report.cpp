@@ -22,7 +22,7 @@ bool is_base(const EvalResult& r, const EvalPlan& plan) {
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path);
-  if (!out || !(out << text)) throw ConfigError("cannot write " + path.string());
+  if (!out || !(out << text)) throw runtime::ConfigError("cannot write " + path.string());
 }
 
 std::string plot_script(const std::filesystem::path& dir, const std::vector<std::string>& policies, const std::string& png,

@@ -12,22 +12,23 @@ namespace {
 
 constexpr int64_t kGreedyTokens = 64;
 
-SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t sink, int64_t window, int64_t pool_kernel,
+runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t sink, int64_t window, int64_t pool_kernel,
                               const std::string& positions, uint64_t seed) {
-  SnapStreamConfig c;
+  runtime::SnapStreamConfig c;
   c.capacity = budget;
   c.sink = sink;
   c.window = window;
   c.pool_kernel = pool_kernel;
-  c.positions = positions == "reindexed" ? PositionMode::Reindexed : PositionMode::Original;
-  if (positions != "original" && positions != "reindexed") throw ConfigError("positions are 'original' or 'reindexed', not '" + positions + "'");
+  c.positions = positions == "reindexed" ? runtime::PositionMode::Reindexed : runtime::PositionMode::Original;
+  if (positions != "original" && positions != "reindexed")
+    throw runtime::ConfigError("positions are 'original' or 'reindexed', not '" + positions + "'");
   if (policy == "streaming") {
     c.ring = budget - sink;  // sinks and recent tokens only: no selected prompt positions
   } else if (policy == "random") {
-    c.selection = Selection::Random;
+    c.selection = runtime::Selection::Random;
     c.selection_seed = seed;
   } else if (policy != "snapstream") {
-    throw ConfigError("unknown policy '" + policy + "' (snapstream, streaming or random)");
+    throw runtime::ConfigError("unknown policy '" + policy + "' (snapstream, streaming or random)");
   }
   return c;
 }
@@ -40,8 +41,8 @@ double share_equal(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
 }
 
 // The full cache's runs capture their attention; every other run measures recall against them.
-std::vector<DocumentRun> run_all(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& cache, const EvalPlan& plan,
-                                 const std::vector<std::vector<int32_t>>& documents, std::span<const DocumentRun> reference) {
+std::vector<DocumentRun> run_all(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache,
+                                 const EvalPlan& plan, const std::vector<std::vector<int32_t>>& documents, std::span<const DocumentRun> reference) {
   CacheEvaluator evaluator(model, pool, cache, std::min<int64_t>(plan.slots, static_cast<int64_t>(documents.size())));
   evaluator.capture_attention(reference.empty());
   std::vector<DocumentRun> runs;
@@ -62,7 +63,7 @@ std::vector<DocumentRun> run_all(const Model& model, kernels::ThreadPool& pool, 
 
 std::vector<EvalRow> plan_rows(const EvalPlan& plan) {
   if (plan.windows.empty() || plan.pool_kernels.empty() || plan.positions.empty() || plan.policies.empty() || plan.budgets.empty())
-    throw ConfigError("an evaluation needs at least one policy, budget, window, pooling width and positions mode");
+    throw runtime::ConfigError("an evaluation needs at least one policy, budget, window, pooling width and positions mode");
   std::vector<EvalRow> rows;
   auto add = [&](const std::string& policy, int64_t budget, int64_t window, int64_t pool, const std::string& positions) {
     rows.push_back({policy, budget, window, pool, positions,
@@ -82,14 +83,14 @@ std::vector<EvalRow> plan_rows(const EvalPlan& plan) {
   return rows;
 }
 
-std::vector<EvalResult> run_eval(const Model& model, kernels::ThreadPool& pool, const EvalPlan& plan,
+std::vector<EvalResult> run_eval(const runtime::Model& model, kernels::ThreadPool& pool, const EvalPlan& plan,
                                  const std::vector<std::vector<int32_t>>& documents,
                                  const std::function<void(int64_t, int64_t)>& progress) {
-  if (documents.empty()) throw InvalidRequestError("there are no documents to evaluate on");
+  if (documents.empty()) throw runtime::InvalidRequestError("there are no documents to evaluate on");
   const std::vector<EvalRow> rows = plan_rows(plan);
   for (const auto& row : rows) row.cache.resolved(model.shape.context_length);  // reject bad rows before any work
   const auto total = static_cast<int64_t>(rows.size()) + 1;
-  SnapStreamConfig full;
+  runtime::SnapStreamConfig full;
   full.full_cache = true;
   const std::vector<DocumentRun> reference = run_all(model, pool, full, plan, documents, {});
   if (progress) progress(1, total);

@@ -20,7 +20,7 @@ struct EvalRow {
   int64_t window = 0;
   int64_t pool_kernel = 0;
   std::string positions;  // original or reindexed
-  SnapStreamConfig cache;
+  runtime::SnapStreamConfig cache;
 };
 
 struct EvalResult {
@@ -56,7 +56,7 @@ std::vector<EvalRow> plan_rows(const EvalPlan& plan);
 
 // Runs the full cache once and every row on `documents` (each L + M tokens); `progress` is
 // called after each row with (rows done, rows in all).
-std::vector<EvalResult> run_eval(const Model& model, kernels::ThreadPool& pool, const EvalPlan& plan,
+std::vector<EvalResult> run_eval(const runtime::Model& model, kernels::ThreadPool& pool, const EvalPlan& plan,
                                  const std::vector<std::vector<int32_t>>& documents,
                                  const std::function<void(int64_t, int64_t)>& progress = {});
 

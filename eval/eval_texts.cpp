@@ -7,10 +7,10 @@
 
 namespace snapstream::eval {
 
-EvalTexts read_eval_texts(const std::string& path, const Tokenizer& tokenizer, int64_t length) {
+EvalTexts read_eval_texts(const std::string& path, const runtime::Tokenizer& tokenizer, int64_t length) {
   EvalTexts texts;
   read_jsonl(path, "texts", [&](const nlohmann::json& line) {
-    if (!line.contains("text") || !line.at("text").is_string()) throw InvalidRequestError("'text' must be a string");
+    if (!line.contains("text") || !line.at("text").is_string()) throw runtime::InvalidRequestError("'text' must be a string");
     auto ids = tokenizer.encode(line.at("text").get<std::string>(), true);
     if (static_cast<int64_t>(ids.size()) < length) {
       ++texts.dropped_short;
@@ -22,20 +22,20 @@ EvalTexts read_eval_texts(const std::string& path, const Tokenizer& tokenizer, i
   return texts;
 }
 
-EvalTexts generate_eval_texts(const Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length, uint64_t seed) {
+EvalTexts generate_eval_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length, uint64_t seed) {
   constexpr int64_t kAttemptsPerDocument = 50;
   EvalTexts texts;
-  GenerationOptions options;
+  runtime::GenerationOptions options;
   options.max_tokens = length - 1;
   options.cache.full_cache = true;
   options.sampling.temperature = 1.0f;
   const std::vector<int32_t> start = {model.tokenizer.bos_id()};
   for (int64_t attempt = 0; static_cast<int64_t>(texts.documents.size()) < count; ++attempt) {
     if (attempt >= kAttemptsPerDocument * count)
-      throw InvalidRequestError("only " + std::to_string(texts.documents.size()) + " of " + std::to_string(attempt) +
+      throw runtime::InvalidRequestError("only " + std::to_string(texts.documents.size()) + " of " + std::to_string(attempt) +
                                 " sampled stories reached " + std::to_string(length) + " tokens; ask for shorter documents");
     options.sampling.seed = seed + static_cast<uint64_t>(attempt);
-    const GenerationResult result = generate(model, pool, start, options);
+    const runtime::GenerationResult result = runtime::generate(model, pool, start, options);
     if (static_cast<int64_t>(result.ids.size()) + 1 < length) {
       ++texts.dropped_short;
       continue;

@@ -18,11 +18,11 @@ struct EvalTexts {
 
 // Lines {"text": "..."}; each is tokenized with BOS, kept when it has at least `length` tokens
 // and cut to them. Throws InvalidRequestError "FILE:LINE: ..." for a malformed line.
-EvalTexts read_eval_texts(const std::string& path, const Tokenizer& tokenizer, int64_t length);
+EvalTexts read_eval_texts(const std::string& path, const runtime::Tokenizer& tokenizer, int64_t length);
 
 // `count` stories sampled from BOS with the full cache at temperature 1, seeds seed, seed+1,
 // ...; samples that end before `length` tokens are dropped and more are drawn, at most 50 per
 // document asked for. Throws InvalidRequestError when too few are long enough.
-EvalTexts generate_eval_texts(const Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length, uint64_t seed);
+EvalTexts generate_eval_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length, uint64_t seed);
 
 }  // namespace snapstream::eval

@@ -19,13 +19,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options) {
+GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options) {
   const graph::ModelShape& c = model.shape;
   const int64_t n = options.concurrency, prompt_tokens = options.prompt_tokens, steps = options.decode_tokens;
   if (n < 1 || prompt_tokens < 1 || steps < 1 || options.repeats < 1)
-    throw InvalidRequestError("concurrency, prompt tokens, decode tokens and repeats must all be at least 1");
+    throw runtime::InvalidRequestError("concurrency, prompt tokens, decode tokens and repeats must all be at least 1");
   if (prompt_tokens + steps > c.context_length)
-    throw InvalidRequestError("prompt + decode tokens (" + std::to_string(prompt_tokens + steps) + ") exceed the context of " +
+    throw runtime::InvalidRequestError("prompt + decode tokens (" + std::to_string(prompt_tokens + steps) + ") exceed the context of " +
                               std::to_string(c.context_length));
   // Ids past the special and byte tokens, spread over the vocabulary; each sequence its own.
   const int64_t first_id = std::min<int64_t>(259, c.vocab - 1);
@@ -37,14 +37,14 @@ GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPo
       prompt.push_back(static_cast<int32_t>(first_id + (i * 7919 + s * 104729) % (c.vocab - first_id)));
   }
 
-  const SnapStreamConfig config = options.cache.resolved(c.context_length);
-  SlotKvCache cache(c, config, n);
-  GraphPlan plan = options.graphs;
+  const runtime::SnapStreamConfig config = options.cache.resolved(c.context_length);
+  runtime::SlotKvCache cache(c, config, n);
+  runtime::GraphPlan plan = options.graphs;
   plan.decode_batches = {n};
   plan.prefill_lengths = {prompt_tokens};
-  GraphRunner runner(model, pool, cache, plan);
+  runtime::GraphRunner runner(model, pool, cache, plan);
   std::vector<float> logits(static_cast<size_t>(n * c.vocab));
-  std::vector<DecodeInput> inputs(static_cast<size_t>(n));
+  std::vector<runtime::DecodeInput> inputs(static_cast<size_t>(n));
   std::vector<double> prefill_times, compaction_times, decode_times;
   for (int r = 0; r < options.repeats; ++r) {
     const double compaction_before = runner.compaction_seconds();

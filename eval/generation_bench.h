@@ -16,8 +16,8 @@ struct GenerationBenchOptions {
   int64_t prompt_tokens = 128;
   int64_t decode_tokens = 64;
   int repeats = 3;          // runs; medians are reported
-  SnapStreamConfig cache;   // SnapStream by default; full_cache for the baseline
-  GraphPlan graphs;
+  runtime::SnapStreamConfig cache;   // SnapStream by default; full_cache for the baseline
+  runtime::GraphPlan graphs;
 };
 
 struct GenerationBenchResult {
@@ -33,6 +33,6 @@ struct GenerationBenchResult {
 
 // Prompts are ids drawn deterministically from the vocabulary; decode feeds fixed inputs, so
 // EOS cannot end the run early. Throws InvalidRequestError if the lengths exceed the context.
-GenerationBenchResult run_generation_bench(const Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options);
+GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options);
 
 }  // namespace snapstream::eval

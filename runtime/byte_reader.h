@@ -10,7 +10,7 @@
 
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 class ByteReader {
  public:
@@ -63,4 +63,4 @@ class ByteReader {
   size_t offset_ = 0;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -14,7 +14,7 @@
 #include "runtime/stop_rule.h"
 #include "runtime/token_logprobs.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions options)
     : model_(model),
@@ -290,4 +290,4 @@ void Engine::release(Sequence& sequence, FinishReason reason, const std::string&
   sequence.stream = nullptr;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

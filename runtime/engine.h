@@ -21,7 +21,7 @@
 #include "runtime/slot_kv_cache.h"
 #include "runtime/step_clock.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // The waiting queue is full: the client should retry later (HTTP 429/503).
 class QueueFullError : public Error {
@@ -148,4 +148,4 @@ class Engine {
   std::thread thread_;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

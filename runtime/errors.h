@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 class Error : public std::runtime_error {
  public:
@@ -48,4 +48,4 @@ class ContractError : public Error {
   using Error::Error;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -9,7 +9,7 @@
 #include "runtime/prompt_check.h"
 #include "runtime/stop_rule.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -77,4 +77,4 @@ GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::sp
   return Generator(model, pool, options).run(prompt_ids, on_token);
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -14,7 +14,7 @@
 #include "runtime/slot_kv_cache.h"
 #include "runtime/snapstream_config.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 struct GenerationOptions {
   int64_t max_tokens = 256;
@@ -63,4 +63,4 @@ class Generator {
 GenerationResult generate(const Model& model, kernels::ThreadPool& pool, std::span<const int32_t> prompt_ids,
                           const GenerationOptions& options, const std::function<void(int32_t)>& on_token = {});
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

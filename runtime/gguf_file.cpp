@@ -6,7 +6,7 @@
 
 #include "runtime/byte_reader.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 
 constexpr uint64_t kMaxKeyLength = 65535;
@@ -169,4 +169,4 @@ const GgufTensor* GgufFile::find_tensor(const std::string& name) const {
   return nullptr;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -11,7 +11,7 @@
 #include "runtime/gguf_value.h"
 #include "runtime/mapped_file.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 struct GgufTensor {
   std::string name;
@@ -54,4 +54,4 @@ class GgufFile {
 // True when the file starts with the GGUF magic.
 bool has_gguf_magic(const MappedFile& file);
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

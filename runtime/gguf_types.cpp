@@ -3,7 +3,7 @@
 
 #include <array>
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 using kernels::DType;
 
@@ -74,4 +74,4 @@ const GgmlTypeInfo& ggml_type_info(kernels::DType dtype) {
   return kGgmlTypes[0];
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

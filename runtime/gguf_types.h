@@ -7,7 +7,7 @@
 
 #include "kernels/dtype.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 enum class GgufValueType : uint32_t {
   UInt8 = 0, Int8 = 1, UInt16 = 2, Int16 = 3, UInt32 = 4, Int32 = 5, Float32 = 6,
@@ -35,4 +35,4 @@ const GgmlTypeInfo& ggml_type_info(kernels::DType dtype);
 inline constexpr uint32_t kGgufMagic = 0x46554747;  // "GGUF" read as little-endian u32
 inline constexpr uint32_t kGgufDefaultAlignment = 32;
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -4,7 +4,7 @@
 #include <limits>
 #include <sstream>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 GgufValue GgufValue::unsigned_int(GgufValueType type, uint64_t value) {
   GgufValue v;
@@ -99,4 +99,4 @@ std::string GgufValue::to_display(size_t max_items) const {
   return out.str();
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -9,7 +9,7 @@
 
 #include "runtime/gguf_types.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 class GgufValue {
  public:
@@ -43,4 +43,4 @@ class GgufValue {
   std::variant<uint64_t, int64_t, double, bool, std::string, Array> data_;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -8,7 +8,7 @@
 
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 
 class Output {
@@ -129,4 +129,4 @@ void GgufWriter::write(const std::string& path) const {
   out.close();
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

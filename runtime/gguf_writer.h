@@ -9,7 +9,7 @@
 
 #include "runtime/gguf_value.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 class GgufWriter {
  public:
@@ -38,4 +38,4 @@ class GgufWriter {
   std::vector<PendingTensor> tensors_;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -10,7 +10,7 @@
 #include "runtime/prompt_check.h"
 #include "runtime/prompt_compaction.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 
 constexpr int64_t kLongestDefaultPrefill = 4096;
@@ -288,4 +288,4 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
   for (int64_t slot : bindings.slots) cache_.state(slot).length += 1;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

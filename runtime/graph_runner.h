@@ -14,7 +14,7 @@
 #include "runtime/model.h"
 #include "runtime/slot_kv_cache.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // One sequence's token in a decode step; its position is the slot's current length.
 struct DecodeInput {
@@ -91,4 +91,4 @@ class GraphRunner {
   AttentionObserver observer_;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -11,7 +11,7 @@
 
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
   const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -37,4 +37,4 @@ MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

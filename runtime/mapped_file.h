@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 class MappedFile {
  public:
@@ -25,4 +25,4 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

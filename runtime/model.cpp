@@ -8,7 +8,7 @@
 #include "runtime/gguf_file.h"
 #include "runtime/model_loaders.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 int64_t ModelWeights::bytes_read_per_token() const {
   int64_t bytes = output.total_bytes();
@@ -43,4 +43,4 @@ std::unique_ptr<Model> load_model(const std::string& path, const std::string& to
   return load_llama2c_model(std::move(file), tokenizer);
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -10,7 +10,7 @@
 #include "graph/model_shape.h"
 #include "runtime/tokenizer.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 struct LayerWeights {
   const float* attention_norm = nullptr;  // [dim]
@@ -51,4 +51,4 @@ class Model {
 // beside it. Throws ModelFileError for any unusable file.
 std::unique_ptr<Model> load_model(const std::string& path, const std::string& tokenizer_path = "");
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -9,7 +9,7 @@
 #include "runtime/gguf_file.h"
 #include "runtime/model_loaders.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 
 using kernels::DType;
@@ -223,4 +223,4 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
   return model;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

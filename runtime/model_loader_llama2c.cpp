@@ -7,7 +7,7 @@
 #include "runtime/errors.h"
 #include "runtime/model_loaders.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 constexpr int64_t kHeaderBytes = 7 * 4;
 constexpr uint64_t kMaxPieceLength = 1 << 16;
@@ -113,4 +113,4 @@ std::unique_ptr<Model> load_llama2c_model(std::shared_ptr<const MappedFile> file
   return model;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

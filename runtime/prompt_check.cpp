@@ -5,7 +5,7 @@
 
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 void check_prompt(std::span<const int32_t> prompt_ids, int64_t context_length, const Tokenizer& tokenizer) {
   const auto length = static_cast<int64_t>(prompt_ids.size());
@@ -16,4 +16,4 @@ void check_prompt(std::span<const int32_t> prompt_ids, int64_t context_length, c
   tokenizer.check_ids(prompt_ids);
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -7,10 +7,10 @@
 
 #include "runtime/tokenizer.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // Throws InvalidRequestError for an empty prompt or an id outside the vocabulary, and
 // ContextLengthError when the prompt leaves no room to generate in `context_length`.
 void check_prompt(std::span<const int32_t> prompt_ids, int64_t context_length, const Tokenizer& tokenizer);
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

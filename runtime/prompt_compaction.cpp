@@ -11,7 +11,7 @@
 #include "kernels/snapkv.h"
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 void select_at_random(uint64_t seed, int64_t kv_heads, int64_t begin, int64_t end, int64_t count, int32_t* selected) {
   std::vector<int32_t> candidates(static_cast<size_t>(end - begin));
@@ -75,4 +75,4 @@ SequenceState state_after_prompt(const SnapStreamConfig& config, int64_t length)
   return {length, std::min(length, config.capacity), 0};
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

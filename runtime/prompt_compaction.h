@@ -8,7 +8,7 @@
 #include "kernels/thread_pool.h"
 #include "runtime/slot_kv_cache.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // One layer for a contiguous range of KV heads (all of them, or one tensor-parallel shard's).
 // keys/values are [length][shape.kv_width()], window_queries [window][shape.q_width()] (the
@@ -30,4 +30,4 @@ void select_at_random(uint64_t seed, int64_t kv_heads, int64_t begin, int64_t en
 // The sequence state a slot holds after compacting a prompt of `length` tokens.
 SequenceState state_after_prompt(const SnapStreamConfig& config, int64_t length);
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

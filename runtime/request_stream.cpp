@@ -1,7 +1,7 @@
 // The producer/consumer hand-off of one request's tokens.
 #include "runtime/request_stream.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 std::string_view finish_reason_name(FinishReason reason) {
   switch (reason) {
@@ -99,4 +99,4 @@ void RequestStream::finish(FinishReason reason, std::string error) {
   notify();
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -16,7 +16,7 @@
 
 #include "runtime/sampler.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 enum class FinishReason : uint8_t { Stop, Length, Cancelled, Error };
 std::string_view finish_reason_name(FinishReason reason);
@@ -91,4 +91,4 @@ class RequestStream {
   std::function<void()> listener_;  // guarded by mutex_
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

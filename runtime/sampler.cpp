@@ -8,7 +8,7 @@
 #include "kernels/argmax.h"
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 void SamplingParams::validate() const {
   if (!std::isfinite(temperature) || temperature < 0.0f)
@@ -76,4 +76,4 @@ int32_t Sampler::sample(std::span<const float> logits) {
   return candidates_[nucleus - 1].second;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

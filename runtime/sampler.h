@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 struct SamplingParams {
   float temperature = 0.0f;  // 0 means greedy (argmax)
@@ -32,4 +32,4 @@ class Sampler {
   std::vector<std::pair<float, int32_t>> candidates_;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

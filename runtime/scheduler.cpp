@@ -1,7 +1,7 @@
 // The admission rule of the decode-first policy.
 #include "runtime/scheduler.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 int64_t plan_admissions(int64_t free_slots, std::span<const WaitingPrompt> waiting, int64_t prefill_token_budget,
                         int64_t spent, bool chunking) {
@@ -17,4 +17,4 @@ int64_t plan_admissions(int64_t free_slots, std::span<const WaitingPrompt> waiti
   return admitted;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <span>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // A waiting request as the admission rule sees it.
 struct WaitingPrompt {
@@ -28,4 +28,4 @@ struct WaitingPrompt {
 int64_t plan_admissions(int64_t free_slots, std::span<const WaitingPrompt> waiting, int64_t prefill_token_budget,
                         int64_t spent, bool chunking);
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -6,7 +6,7 @@
 #include "kernels/kv_entries.h"
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots)
     : config_(config), slots_(slots), layers_(model.layers), layer_floats_(model.kv_dim() * config.capacity),
@@ -62,4 +62,4 @@ int64_t SlotKvCache::full_cache_bytes(const graph::ModelShape& model, int64_t po
   return 2 * model.layers * model.kv_dim() * positions * static_cast<int64_t>(sizeof(float));
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

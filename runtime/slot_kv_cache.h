@@ -9,7 +9,7 @@
 #include "graph/model_shape.h"
 #include "runtime/snapstream_config.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // Where a slot's sequence stands; the same for every layer and head.
 struct SequenceState {
@@ -98,4 +98,4 @@ class SlotKvCache {
   std::vector<SequenceState> states_;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

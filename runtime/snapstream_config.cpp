@@ -5,7 +5,7 @@
 
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 SnapStreamConfig SnapStreamConfig::resolved(int64_t context_length) const {
   SnapStreamConfig c = *this;
@@ -39,4 +39,4 @@ std::string SnapStreamConfig::describe() const {
          (selection == Selection::Random ? ", random selection (seed " + std::to_string(selection_seed) + ")" : "");
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

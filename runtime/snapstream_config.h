@@ -7,7 +7,7 @@
 
 #include "kernels/snapkv.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 enum class PositionMode : uint8_t {
   Original,   // keys keep the RoPE of their absolute position (as SnapKV does)
@@ -39,4 +39,4 @@ struct SnapStreamConfig {
   std::string describe() const;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

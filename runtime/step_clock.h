@@ -11,7 +11,7 @@
 
 #include "graph/graph_cache.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // What the emulated deployment is, and what it holds per device with every slot busy: what
 // responses and metrics report beside the real timings.
@@ -42,4 +42,4 @@ class StepClock {
 // cannot hold or place them.
 using StepClockFactory = std::function<std::unique_ptr<StepClock>(const graph::GraphCache& graphs, int64_t max_context)>;
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -6,7 +6,7 @@
 
 #include "runtime/tokenizer.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // EOS ends a sequence, and so does BOS: a generated BOS means a new document has begun.
 inline bool is_end_token(const Tokenizer& tokenizer, int32_t token) {
@@ -19,4 +19,4 @@ inline int64_t generation_limit(int64_t requested, int64_t prompt_length, int64_
   return std::max<int64_t>(0, std::min(requested, context_length - prompt_length));
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

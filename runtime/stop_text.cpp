@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 StopText::StopText(std::vector<std::string> stops) : stops_(std::move(stops)) {
   std::erase_if(stops_, [](const std::string& s) { return s.empty(); });
@@ -39,4 +39,4 @@ std::string StopText::finish() {
   return stopped_ ? std::string() : out;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 class StopText {
  public:
@@ -25,4 +25,4 @@ class StopText {
   bool stopped_ = false;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

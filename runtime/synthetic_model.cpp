@@ -11,7 +11,7 @@
 #include "runtime/errors.h"
 #include "runtime/gguf_writer.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 
 constexpr float kWeightScale = 0.035f;  // uniform(-a, a) with a ≈ 0.02·√3: std 0.02, as in GPT-2-style inits
@@ -160,4 +160,4 @@ void write_synthetic_model(const SyntheticModelOptions& options, const std::stri
   writer.write(path);
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -9,7 +9,7 @@
 #include "graph/model_shape.h"
 #include "runtime/tokenizer.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 struct SyntheticModelOptions {
   graph::ModelShape shape;
@@ -25,4 +25,4 @@ Tokenizer synthetic_tokenizer(int64_t size);
 // Writes the model to `path`; throws Error on I/O failure or ConfigError for a bad shape.
 void write_synthetic_model(const SyntheticModelOptions& options, const std::string& path);
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

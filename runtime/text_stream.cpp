@@ -1,7 +1,7 @@
 // The detokenizer's three stages, in order: token bytes, UTF-8 assembly, stop strings.
 #include "runtime/text_stream.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 TextStream::TextStream(const Tokenizer& tokenizer, int32_t previous, std::vector<std::string> stops)
     : tokenizer_(&tokenizer), previous_(previous), stop_(std::move(stops)) {}
@@ -24,4 +24,4 @@ std::string detokenize(const Tokenizer& tokenizer, std::span<const int32_t> ids,
   return text + stream.finish();
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -13,7 +13,7 @@
 #include "runtime/tokenizer.h"
 #include "runtime/utf8_stream.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 class TextStream {
  public:
@@ -38,4 +38,4 @@ class TextStream {
 // The whole text of `ids`, which follow `previous` (-1 for none), as a TextStream gives it.
 std::string detokenize(const Tokenizer& tokenizer, std::span<const int32_t> ids, int32_t previous = -1);
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

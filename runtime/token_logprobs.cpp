@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 namespace {
 
@@ -41,4 +41,4 @@ TokenEvent token_event(std::span<const float> logits, int32_t chosen, int64_t to
   return event;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

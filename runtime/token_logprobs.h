@@ -6,7 +6,7 @@
 
 #include "runtime/request_stream.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 // log softmax(logits)[token], computed in double.
 double token_logprob(std::span<const float> logits, int32_t token);
@@ -15,4 +15,4 @@ double token_logprob(std::span<const float> logits, int32_t token);
 // tokens (ties to the lower id).
 TokenEvent token_event(std::span<const float> logits, int32_t chosen, int64_t top);
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

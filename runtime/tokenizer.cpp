@@ -8,7 +8,7 @@
 
 #include "runtime/errors.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 
 // Parses "<0xXX>" into its byte value, or returns -1.
@@ -160,4 +160,4 @@ void Tokenizer::check_ids(std::span<const int32_t> ids) const {
                                 std::to_string(vocab_size() - 1) + ")");
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 enum class TokenKind : uint8_t { Normal, Unknown, Control, Byte };
 
@@ -55,4 +55,4 @@ class Tokenizer {
   int32_t unknown_id_ = -1;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -1,7 +1,7 @@
 // A small UTF-8 validator (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
 #include "runtime/utf8_stream.h"
 
-namespace snapstream {
+namespace snapstream::runtime {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
@@ -65,4 +65,4 @@ std::string Utf8Stream::finish() {
   return out;
 }
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace snapstream {
+namespace snapstream::runtime {
 
 class Utf8Stream {
  public:
@@ -18,4 +18,4 @@ class Utf8Stream {
   std::string pending_;
 };
 
-}  // namespace snapstream
+}  // namespace snapstream::runtime

@@ -44,13 +44,13 @@ std::string path_of(const http::Request& request) {
 
 }  // namespace
 
-ApiServer::ApiServer(Engine& engine, const Model& model, ApiOptions options, boost::asio::any_io_executor executor)
+ApiServer::ApiServer(runtime::Engine& engine, const runtime::Model& model, ApiOptions options, boost::asio::any_io_executor executor)
     : engine_(engine),
       model_(model),
       options_(std::move(options)),
       executor_(std::move(executor)),
       chat_format_(detect_chat_format(model.chat_template)),
-      metrics_(options_.served_model_name, SlotKvCache::full_cache_bytes(model.shape, 1), engine.step_clock()),
+      metrics_(options_.served_model_name, runtime::SlotKvCache::full_cache_bytes(model.shape, 1), engine.step_clock()),
       created_(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
 
 bool ApiServer::authorized(const http::Request& request) const {
@@ -140,7 +140,7 @@ void ApiServer::detokenize(const http::Request& request, const std::shared_ptr<h
       throw ApiError(400, "'tokens' must hold ids within 0.." + std::to_string(model_.tokenizer.vocab_size() - 1), "tokens");
     ids.push_back(id.get<int32_t>());
   }
-  send_json(responder, 200, {{"prompt", snapstream::detokenize(model_.tokenizer, ids)}});
+  send_json(responder, 200, {{"prompt", runtime::detokenize(model_.tokenizer, ids)}});
 }
 
 void ServingHandler::handle(const http::Request& request, std::shared_ptr<http::Responder> responder) {

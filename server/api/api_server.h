@@ -22,7 +22,7 @@ struct ApiOptions {
 
 class ApiServer {
  public:
-  ApiServer(Engine& engine, const Model& model, ApiOptions options, boost::asio::any_io_executor executor);
+  ApiServer(runtime::Engine& engine, const runtime::Model& model, ApiOptions options, boost::asio::any_io_executor executor);
 
   void handle(const http::Request& request, std::shared_ptr<http::Responder> responder);
   ChatFormat chat_format() const { return chat_format_; }
@@ -33,8 +33,8 @@ class ApiServer {
   void detokenize(const http::Request& request, const std::shared_ptr<http::Responder>& responder);
   bool authorized(const http::Request& request) const;
 
-  Engine& engine_;
-  const Model& model_;
+  runtime::Engine& engine_;
+  const runtime::Model& model_;
   ApiOptions options_;
   boost::asio::any_io_executor executor_;
   ChatFormat chat_format_;

@@ -7,14 +7,14 @@ namespace {
 
 // Appends `text` to `ids`, turning each of `markers` found in it into its control token when
 // the vocabulary has one (and leaving it as text otherwise).
-void append(std::vector<int32_t>& ids, std::string_view text, std::span<const std::string_view> markers, const Tokenizer& tokenizer) {
+void append(std::vector<int32_t>& ids, std::string_view text, std::span<const std::string_view> markers, const runtime::Tokenizer& tokenizer) {
   while (!text.empty()) {
     size_t first = std::string_view::npos;
     std::string_view marker;
     for (const std::string_view m : markers) {
       const size_t at = text.find(m);
       if (at != std::string_view::npos && at < first && tokenizer.lookup(m) >= 0 &&
-          tokenizer.kind(tokenizer.lookup(m)) == TokenKind::Control) {
+          tokenizer.kind(tokenizer.lookup(m)) == runtime::TokenKind::Control) {
         first = at;
         marker = m;
       }
@@ -55,7 +55,7 @@ std::string_view chat_format_name(ChatFormat format) {
   return "plain";
 }
 
-std::vector<int32_t> render_chat(ChatFormat format, std::span<const ChatMessage> messages, const Tokenizer& tokenizer) {
+std::vector<int32_t> render_chat(ChatFormat format, std::span<const ChatMessage> messages, const runtime::Tokenizer& tokenizer) {
   std::vector<int32_t> ids;
   if (tokenizer.bos_id() >= 0) ids.push_back(tokenizer.bos_id());
   switch (format) {
@@ -101,7 +101,7 @@ std::vector<int32_t> render_chat(ChatFormat format, std::span<const ChatMessage>
   return ids;
 }
 
-std::vector<int32_t> end_of_turn_ids(ChatFormat format, const Tokenizer& tokenizer) {
+std::vector<int32_t> end_of_turn_ids(ChatFormat format, const runtime::Tokenizer& tokenizer) {
   std::vector<int32_t> ids;
   const std::string_view marker = format == ChatFormat::Llama3 ? "<|eot_id|>" : format == ChatFormat::ChatML ? "<|im_end|>" : "";
   if (!marker.empty() && tokenizer.lookup(marker) >= 0) ids.push_back(tokenizer.lookup(marker));

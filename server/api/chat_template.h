@@ -27,10 +27,10 @@ std::string_view chat_format_name(ChatFormat format);
 // <|im_start|> become their control tokens when the vocabulary has them. The Plain fallback is
 //   "System: ...\nUser: ...\nAssistant: ...\n" ... "Assistant:"
 // after a BOS token.
-std::vector<int32_t> render_chat(ChatFormat format, std::span<const ChatMessage> messages, const Tokenizer& tokenizer);
+std::vector<int32_t> render_chat(ChatFormat format, std::span<const ChatMessage> messages, const runtime::Tokenizer& tokenizer);
 
 // Tokens that end an assistant turn in `format`, besides EOS (e.g. <|im_end|>), where the
 // vocabulary has them.
-std::vector<int32_t> end_of_turn_ids(ChatFormat format, const Tokenizer& tokenizer);
+std::vector<int32_t> end_of_turn_ids(ChatFormat format, const runtime::Tokenizer& tokenizer);
 
 }  // namespace snapstream::server::api

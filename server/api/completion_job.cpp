@@ -25,12 +25,12 @@ using Clock = std::chrono::steady_clock;
 double seconds(Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); }
 
 struct Choice {
-  Choice(const Tokenizer& tokenizer, int64_t prompt_length, std::vector<std::string> stops, int32_t last_prompt_token)
+  Choice(const runtime::Tokenizer& tokenizer, int64_t prompt_length, std::vector<std::string> stops, int32_t last_prompt_token)
       : prompt_tokens(prompt_length), detokenizer(tokenizer, last_prompt_token, std::move(stops)), previous(last_prompt_token) {}
 
-  std::shared_ptr<RequestStream> stream;
+  std::shared_ptr<runtime::RequestStream> stream;
   int64_t prompt_tokens = 0;
-  TextStream detokenizer;
+  runtime::TextStream detokenizer;
   int32_t previous = -1;     // the last token, for the bytes logprobs report
   std::string text;          // everything, for a non-streamed answer
   json logprobs = nullptr;   // likewise
@@ -54,18 +54,18 @@ class Job : public std::enable_shared_from_this<Job> {
 
   void submit() {
     for (const auto& prompt : request_.prompts) {
-      RequestSpec spec{prompt, request_.max_tokens, request_.sampling, request_.stop_ids, request_.top_logprobs};
+      runtime::RequestSpec spec{prompt, request_.max_tokens, request_.sampling, request_.stop_ids, request_.top_logprobs};
       Choice choice(context_.tokenizer, static_cast<int64_t>(prompt.size()), request_.stop, prompt.back());
       if (request_.echo) choice.text_offset = static_cast<int64_t>(prompt_text(choices_.size()).size());
       try {
         choice.stream = context_.engine.submit(std::move(spec));
-      } catch (const QueueFullError& e) {
+      } catch (const runtime::QueueFullError& e) {
         cancel_all();
         throw ApiError(429, e.what(), "", "queue_full");
-      } catch (const InvalidRequestError& e) {
+      } catch (const runtime::InvalidRequestError& e) {
         cancel_all();
         throw ApiError(400, e.what());
-      } catch (const EngineFailedError& e) {
+      } catch (const runtime::EngineFailedError& e) {
         cancel_all();
         throw ApiError(500, e.what());
       }
@@ -97,7 +97,7 @@ class Job : public std::enable_shared_from_this<Job> {
     send_event(stream_chunk(header_, std::move(choices)));
   }
 
-  std::string prompt_text(size_t i) const { return detokenize(context_.tokenizer, request_.prompts[i]); }
+  std::string prompt_text(size_t i) const { return runtime::detokenize(context_.tokenizer, request_.prompts[i]); }
 
   void send_event(const json& payload) { responder_->write("data: " + dump(payload) + "\n\n"); }
 
@@ -108,7 +108,7 @@ class Job : public std::enable_shared_from_this<Job> {
       Choice& c = choices_[i];
       if (c.done) continue;
       std::string text;
-      std::vector<TokenEvent> events;
+      std::vector<runtime::TokenEvent> events;
       const int32_t first_previous = c.previous;
       while (!c.detokenizer.stopped()) {
         auto event = c.stream->next_event(std::chrono::milliseconds(0));
@@ -134,15 +134,15 @@ class Job : public std::enable_shared_from_this<Job> {
         c.stream->cancel();
         finish_choice(c, "stop");
       } else if (c.stream->finished()) {
-        const FinishReason reason = c.stream->finish_reason();
-        if (reason == FinishReason::Error || reason == FinishReason::Cancelled) {
-          finish_choice(c, reason == FinishReason::Error ? "error" : "abort");
+        const runtime::FinishReason reason = c.stream->finish_reason();
+        if (reason == runtime::FinishReason::Error || reason == runtime::FinishReason::Cancelled) {
+          finish_choice(c, reason == runtime::FinishReason::Error ? "error" : "abort");
           const std::string message = c.stream->error().empty() ? "the request was cancelled" : c.stream->error();
-          fail(reason == FinishReason::Error ? 500 : 503, message);
+          fail(reason == runtime::FinishReason::Error ? 500 : 503, message);
           return;
         }
         text += c.detokenizer.finish();
-        finish_choice(c, c.detokenizer.stopped() ? "stop" : std::string(finish_reason_name(reason)));
+        finish_choice(c, c.detokenizer.stopped() ? "stop" : std::string(runtime::finish_reason_name(reason)));
       }
       const json logprobs = request_.top_logprobs >= 0 && !events.empty()
                                 ? logprobs_json(header_, context_.tokenizer, events, first_previous, c.text_offset)
@@ -170,7 +170,7 @@ class Job : public std::enable_shared_from_this<Job> {
 
   // The request's timings on the emulated device's clock; null without one.
   json emulation() const {
-    const StepClock* device = context_.engine.step_clock();
+    const runtime::StepClock* device = context_.engine.step_clock();
     if (device == nullptr) return nullptr;
     EmulatedTimings timings;
     timings.choices = static_cast<int64_t>(choices_.size());

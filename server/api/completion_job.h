@@ -14,8 +14,8 @@
 namespace snapstream::server::api {
 
 struct JobContext {
-  Engine& engine;
-  const Tokenizer& tokenizer;
+  runtime::Engine& engine;
+  const runtime::Tokenizer& tokenizer;
   std::string model_name;
   Metrics& metrics;
   boost::asio::any_io_executor executor;  // where the job's own work runs, one step at a time

@@ -47,13 +47,13 @@ bool boolean(const json& value, const std::string& name) {
   return value.get<bool>();
 }
 
-std::vector<int32_t> token_ids(const json& array, const std::string& name, const Tokenizer& tokenizer) {
+std::vector<int32_t> token_ids(const json& array, const std::string& name, const runtime::Tokenizer& tokenizer) {
   std::vector<int32_t> ids;
   for (const auto& id : array) ids.push_back(static_cast<int32_t>(integer(id, name, 0, tokenizer.vocab_size() - 1)));
   return ids;
 }
 
-std::vector<std::vector<int32_t>> completion_prompts(const json& prompt, const Tokenizer& tokenizer) {
+std::vector<std::vector<int32_t>> completion_prompts(const json& prompt, const runtime::Tokenizer& tokenizer) {
   if (prompt.is_string()) return {tokenizer.encode(prompt.get<std::string>(), true)};
   if (!prompt.is_array() || prompt.empty())
     bad("prompt", "'prompt' must be a string, an array of strings, or token ids, and not empty");
@@ -121,7 +121,7 @@ json parse_json_object(std::string_view body) {
 
 CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint, const ParseContext& context) {
   const json j = parse_json_object(body);
-  const Tokenizer& tokenizer = context.tokenizer;
+  const runtime::Tokenizer& tokenizer = context.tokenizer;
   CompletionRequest r;
   r.endpoint = endpoint;
 
@@ -143,10 +143,10 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
   int64_t longest = 0;
   for (const auto& p : r.prompts) {
     try {
-      check_prompt(p, context.context_length, tokenizer);
-    } catch (const ContextLengthError& e) {
+      runtime::check_prompt(p, context.context_length, tokenizer);
+    } catch (const runtime::ContextLengthError& e) {
       throw ApiError(400, e.what(), chat ? "messages" : "prompt", "context_length_exceeded");
-    } catch (const InvalidRequestError& e) {
+    } catch (const runtime::InvalidRequestError& e) {
       throw ApiError(400, e.what(), chat ? "messages" : "prompt");
     }
     longest = std::max(longest, static_cast<int64_t>(p.size()));

@@ -21,7 +21,7 @@ struct CompletionRequest {
   std::string model;                          // as asked; empty when not given
   std::vector<std::vector<int32_t>> prompts;  // one generation each (completions may batch prompts)
   int64_t max_tokens = 16;                    // per prompt; already within the context
-  SamplingParams sampling;
+  runtime::SamplingParams sampling;
   std::vector<std::string> stop;              // stop strings, never returned
   std::vector<int32_t> stop_ids;              // end-of-turn tokens of the chat format
   int64_t top_logprobs = -1;                  // alternatives per token to report; -1: no logprobs
@@ -31,7 +31,7 @@ struct CompletionRequest {
 };
 
 struct ParseContext {
-  const Tokenizer& tokenizer;
+  const runtime::Tokenizer& tokenizer;
   int64_t context_length;
   ChatFormat chat_format;
 };

@@ -19,7 +19,7 @@ const Histogram::BucketBoundaries kTokenBuckets = {1, 2, 5, 10, 20, 50, 100, 200
 
 }  // namespace
 
-Metrics::Metrics(const std::string& model_name, int64_t kv_bytes_per_token, const StepClock* device)
+Metrics::Metrics(const std::string& model_name, int64_t kv_bytes_per_token, const runtime::StepClock* device)
     : model_name_(model_name),
       kv_bytes_per_token_(kv_bytes_per_token),
       registry_(std::make_shared<prometheus::Registry>()),
@@ -55,7 +55,7 @@ Metrics::Metrics(const std::string& model_name, int64_t kv_bytes_per_token, cons
   prompt_length_ = histogram("request_prompt_tokens", "Number of prefill tokens processed per request.", kTokenBuckets);
   generation_length_ = histogram("request_generation_tokens", "Number of generation tokens processed per request.", kTokenBuckets);
   if (device_ == nullptr) return;
-  const EmulatedFootprint& f = device_->footprint();
+  const runtime::EmulatedFootprint& f = device_->footprint();
   prometheus::BuildGauge()
       .Name("snapstream:emulation_info")
       .Help("The emulated accelerator steps are priced on; proxy=\"true\" when they are priced as another model's.")
@@ -91,7 +91,7 @@ void Metrics::request_finished(const std::string& finish_reason, int64_t prompt_
   e2e_->Observe(end_to_end);
 }
 
-std::string Metrics::render(const EngineStats& stats, int64_t slots) {
+std::string Metrics::render(const runtime::EngineStats& stats, int64_t slots) {
   std::lock_guard lock(render_mutex_);
   running_->Set(static_cast<double>(stats.running));
   waiting_->Set(static_cast<double>(stats.waiting));
@@ -110,7 +110,7 @@ std::string Metrics::render(const EngineStats& stats, int64_t slots) {
     if (stats.device_seconds > device_seconds_seen_) device_seconds_->Increment(stats.device_seconds - device_seconds_seen_);
     device_seconds_seen_ = std::max(device_seconds_seen_, stats.device_seconds);
     emulated_tokens_per_second_->Set(stats.device_seconds > 0 ? static_cast<double>(stats.generated_tokens) / stats.device_seconds : 0.0);
-    const EmulatedFootprint& f = device_->footprint();
+    const runtime::EmulatedFootprint& f = device_->footprint();
     emulated_hbm_->Set(f.weight_hbm_bytes + f.kv_bytes_per_sequence * static_cast<double>(stats.running));
   }
   return prometheus::TextSerializer().Serialize(registry_->Collect());

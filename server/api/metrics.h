@@ -18,7 +18,7 @@ namespace snapstream::server::api {
 class Metrics {
  public:
   // `device`: the engine's emulated accelerator, if it has one; adds the emulated metrics.
-  Metrics(const std::string& model_name, int64_t kv_bytes_per_token, const StepClock* device = nullptr);
+  Metrics(const std::string& model_name, int64_t kv_bytes_per_token, const runtime::StepClock* device = nullptr);
 
   // A finished request, with its timings in seconds (first_token < 0: none was made).
   void request_finished(const std::string& finish_reason, int64_t prompt_tokens, int64_t generated_tokens, double queue,
@@ -33,7 +33,7 @@ class Metrics {
   }
 
   // The Prometheus text format, with the gauges read from `stats` now.
-  std::string render(const EngineStats& stats, int64_t slots);
+  std::string render(const runtime::EngineStats& stats, int64_t slots);
 
  private:
   std::string model_name_;
@@ -56,7 +56,7 @@ class Metrics {
   prometheus::Histogram* queue_;
   prometheus::Histogram* prompt_length_;
   prometheus::Histogram* generation_length_;
-  const StepClock* device_;
+  const runtime::StepClock* device_;
   prometheus::Histogram* emulated_ttft_ = nullptr;
   prometheus::Histogram* emulated_itl_ = nullptr;
   prometheus::Counter* device_seconds_ = nullptr;

@@ -63,8 +63,8 @@ json usage_json(int64_t prompt_tokens, int64_t completion_tokens) {
   return {{"prompt_tokens", prompt_tokens}, {"completion_tokens", completion_tokens}, {"total_tokens", prompt_tokens + completion_tokens}};
 }
 
-json logprobs_json(const AnswerHeader& header, const Tokenizer& tokenizer, std::span<const TokenEvent> events, int32_t previous,
-                   int64_t& text_offset) {
+json logprobs_json(const AnswerHeader& header, const runtime::Tokenizer& tokenizer, std::span<const runtime::TokenEvent> events,
+                   int32_t previous, int64_t& text_offset) {
   auto bytes_of = [](const std::string& s) {
     json b = json::array();
     for (const unsigned char c : s) b.push_back(c);
@@ -108,7 +108,7 @@ void append_logprobs(json& into, const json& more) {
     for (const auto& item : value) into[key].push_back(item);
 }
 
-json emulation_json(const EmulatedFootprint& device, const EmulatedTimings& t) {
+json emulation_json(const runtime::EmulatedFootprint& device, const EmulatedTimings& t) {
   json e = {{"device", device.description}, {"system", device.system}, {"proxy", device.proxy}, {"tp", device.tp}};
   if (device.proxy) e["priced_as_model"] = device.model;
   if (t.first_token >= 0) {

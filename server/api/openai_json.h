@@ -46,7 +46,7 @@ nlohmann::json usage_json(int64_t prompt_tokens, int64_t completion_tokens);
 
 // The logprobs of `events`, which follow the token `previous`: chat's {"content": [...]}, or the
 // completions' parallel arrays, whose text offsets count on from `text_offset` (advanced).
-nlohmann::json logprobs_json(const AnswerHeader& header, const Tokenizer& tokenizer, std::span<const TokenEvent> events,
+nlohmann::json logprobs_json(const AnswerHeader& header, const runtime::Tokenizer& tokenizer, std::span<const runtime::TokenEvent> events,
                              int32_t previous, int64_t& text_offset);
 // Appends the logprobs of later events to those of earlier ones (null: none yet).
 void append_logprobs(nlohmann::json& into, const nlohmann::json& more);
@@ -61,7 +61,7 @@ struct EmulatedTimings {
 };
 // What the emulated device is and the request's timings on it; a proxy says which model its
 // timings are.
-nlohmann::json emulation_json(const EmulatedFootprint& device, const EmulatedTimings& timings);
+nlohmann::json emulation_json(const runtime::EmulatedFootprint& device, const EmulatedTimings& timings);
 
 // JSON text, with invalid UTF-8 replaced rather than refused.
 std::string dump(const nlohmann::json& value);

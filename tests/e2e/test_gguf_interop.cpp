@@ -8,6 +8,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 TEST_CASE("make-model output parses identically in an independent GGUF reader", "[e2e][gguf]") {
   const auto clients = test::node_clients_or_skip();

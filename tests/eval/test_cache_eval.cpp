@@ -9,6 +9,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 using namespace snapstream::eval;
 
 namespace {

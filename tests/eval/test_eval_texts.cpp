@@ -9,6 +9,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 TEST_CASE("eval texts refuse a malformed line by number and keep documents of the asked length", "[eval]") {
   const auto models = test::models_dir_or_skip();

@@ -12,6 +12,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 namespace {
 // 24 prompts of mixed lengths (1 to ~300 tokens) cut from the golden stories.

@@ -16,6 +16,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 using kernels::DType;
 
 

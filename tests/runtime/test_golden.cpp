@@ -11,6 +11,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 TEST_CASE("greedy generation reproduces stories260K.golden.json", "[golden]") {
   const auto models = test::models_dir_or_skip();

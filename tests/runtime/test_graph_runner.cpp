@@ -12,6 +12,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 namespace {
 std::vector<int32_t> story_ids(const Model& model, const std::filesystem::path& models) {

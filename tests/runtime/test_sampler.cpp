@@ -7,6 +7,7 @@
 #include "runtime/sampler.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 namespace {
 std::vector<int32_t> draw(const SamplingParams& params, const std::vector<float>& logits, int n) {

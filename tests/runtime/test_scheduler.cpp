@@ -4,8 +4,8 @@
 
 #include "runtime/scheduler.h"
 
-using snapstream::plan_admissions;
-using snapstream::WaitingPrompt;
+using snapstream::runtime::plan_admissions;
+using snapstream::runtime::WaitingPrompt;
 
 TEST_CASE("admissions stop at free slots and at the prefill budget", "[scheduler]") {
   const std::vector<WaitingPrompt> prompts = {{100}, {200}, {300}, {50}};

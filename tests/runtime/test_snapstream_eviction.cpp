@@ -22,6 +22,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include "runtime/stop_text.h"
 
-using snapstream::StopText;
+using snapstream::runtime::StopText;
 
 TEST_CASE("stop text holds back only what may start a stop string", "[stop_text]") {
   StopText stop({"END", "\n\n"});

@@ -6,6 +6,7 @@
 #include "runtime/text_stream.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 namespace {
 

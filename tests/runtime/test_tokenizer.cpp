@@ -7,6 +7,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 
 namespace {
 const char* const kTexts[] = {

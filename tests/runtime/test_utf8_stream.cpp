@@ -3,7 +3,7 @@
 
 #include "runtime/utf8_stream.h"
 
-using snapstream::Utf8Stream;
+using snapstream::runtime::Utf8Stream;
 
 TEST_CASE("a character split over pushes comes out whole", "[utf8]") {
   Utf8Stream stream;

@@ -6,6 +6,7 @@
 #include "server/api/chat_template.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 using namespace snapstream::server::api;
 
 namespace {

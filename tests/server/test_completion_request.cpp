@@ -7,6 +7,7 @@
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
+using namespace snapstream::runtime;
 using namespace snapstream::server::api;
 
 TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for", "[completion_request]") {

@@ -13,7 +13,7 @@
 namespace snapstream::test {
 
 // Every case's text, one per line, tokenized with BOS.
-inline std::vector<int32_t> golden_story_ids(const Model& model, const std::filesystem::path& models) {
+inline std::vector<int32_t> golden_story_ids(const runtime::Model& model, const std::filesystem::path& models) {
   std::ifstream in(models / "stories260K.golden.json");
   const auto golden = nlohmann::json::parse(in);
   std::string text;
