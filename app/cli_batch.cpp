@@ -18,19 +18,17 @@ namespace snapstream::app {
 namespace {
 
 struct BatchArgs {
-  std::string model;
-  std::string tokenizer;
+  ModelFlags model;
   std::string prompts;
   int64_t slots = 8;
-  int threads = 0;
   bool json = false;
   EngineFlags engine;
 };
 
 void run_batch(const BatchArgs& args) {
   const auto prompts = args.engine.list_graphs ? std::vector<PromptLine>{} : read_prompt_file(args.prompts);
-  const auto model = load_model_logged(args.model, args.tokenizer);
-  kernels::ThreadPool pool(args.threads);
+  const auto model = load_model_logged(args.model);
+  kernels::ThreadPool pool(args.model.threads);
   runtime::EngineOptions options;
   options.slots = args.slots;
   options.max_waiting = std::max<int64_t>(1, static_cast<int64_t>(prompts.size()));
@@ -87,7 +85,7 @@ void run_batch(const BatchArgs& args) {
 void add_batch_command(CLI::App& app) {
   auto args = std::make_shared<BatchArgs>();
   CLI::App* cmd = app.add_subcommand("batch", "Run many prompts through the continuous-batching engine");
-  add_model_options(cmd, args->model, args->tokenizer, args->threads);
+  add_model_options(cmd, args->model);
   cmd->add_option("--prompts", args->prompts, "JSONL file: one {\"prompt\": ...} object per line")
       ->check(CLI::ExistingFile);
   cmd->add_option("--slots", args->slots, "sequences decoded together at most")->check(CLI::PositiveNumber);

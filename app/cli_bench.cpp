@@ -16,19 +16,17 @@ namespace snapstream::app {
 namespace {
 
 struct BenchArgs {
-  std::string model;
-  std::string tokenizer;
+  ModelFlags model;
   eval::GenerationBenchOptions options;
-  int threads = 0;
   int64_t bandwidth_mib = 1024;
   bool json = false;
 };
 
 void run_bench(const BenchArgs& args) {
-  const auto model = load_model_logged(args.model, args.tokenizer);
-  kernels::ThreadPool pool(args.threads);
+  const auto model = load_model_logged(args.model);
+  kernels::ThreadPool pool(args.model.threads);
   const auto& o = args.options;
-  spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model,
+  spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model.path,
                pool.size(), o.concurrency, o.prompt_tokens, o.decode_tokens, o.repeats,
                o.cache.resolved(model->shape.context_length).describe());
   const auto result = eval::run_generation_bench(*model, pool, o);
@@ -40,7 +38,7 @@ void run_bench(const BenchArgs& args) {
 
   if (args.json) {
     nlohmann::json out = {
-        {"model", args.model},
+        {"model", args.model.path},
         {"threads", pool.size()},
         {"concurrency", o.concurrency},
         {"prompt_tokens", o.prompt_tokens},
@@ -63,7 +61,7 @@ void run_bench(const BenchArgs& args) {
     std::cout << out.dump(2) << std::endl;
     return;
   }
-  std::cout << fmt::format("model                 {}\n", args.model)
+  std::cout << fmt::format("model                 {}\n", args.model.path)
             << fmt::format("threads               {}\n", pool.size())
             << fmt::format("sequences             {} x ({} prompt + {} decode tokens), medians of {}\n", o.concurrency,
                            o.prompt_tokens, o.decode_tokens, o.repeats)
@@ -87,7 +85,7 @@ void run_bench(const BenchArgs& args) {
 void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand("bench", "Measure prefill/decode tokens/s and the decode bandwidth roofline");
-  add_model_options(cmd, args->model, args->tokenizer, args->threads);
+  add_model_options(cmd, args->model);
   cmd->add_option("--concurrency", args->options.concurrency, "sequences decoded together")->check(CLI::PositiveNumber);
   cmd->add_option("--prompt-tokens", args->options.prompt_tokens, "prompt length")->check(CLI::PositiveNumber);
   cmd->add_option("--decode-tokens", args->options.decode_tokens, "decode steps")->check(CLI::PositiveNumber);

@@ -17,9 +17,7 @@ namespace snapstream::app {
 namespace {
 
 struct EvalArgs {
-  std::string model;
-  std::string tokenizer;
-  int threads = 0;
+  ModelFlags model;
   std::string texts;
   int64_t generate = 0;
   int64_t prompt_length = 0;
@@ -66,12 +64,12 @@ void progress_bar(int64_t done, int64_t total, std::chrono::steady_clock::time_p
 
 void run_eval_command(const EvalArgs& a) {
   if (a.texts.empty() == (a.generate == 0)) throw runtime::ConfigError("give either --texts FILE.jsonl or --generate N");
-  const auto model = load_model_logged(a.model, a.tokenizer);
+  const auto model = load_model_logged(a.model);
   const int64_t length = a.prompt_length + a.continue_length;
   if (length > model->shape.context_length)
     throw runtime::ConfigError("--prompt-len + --continue-len (" + std::to_string(length) + ") exceed the model's context of " +
                       std::to_string(model->shape.context_length));
-  kernels::ThreadPool pool(a.threads);
+  kernels::ThreadPool pool(a.model.threads);
   eval::EvalPlan plan;
   plan.prompt_length = a.prompt_length;
   plan.continue_length = a.continue_length;
@@ -99,7 +97,7 @@ void run_eval_command(const EvalArgs& a) {
   spdlog::info("{} documents of {} tokens ({} too short dropped)", texts.documents.size(), length, texts.dropped_short);
   const auto results = eval::run_eval(*model, pool, plan, texts.documents, [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
   std::cout << eval::eval_table(results);
-  eval::EvalSetting setting{std::filesystem::path(a.model).filename().string(), source, static_cast<int64_t>(texts.documents.size()),
+  eval::EvalSetting setting{std::filesystem::path(a.model.path).filename().string(), source, static_cast<int64_t>(texts.documents.size()),
                       texts.dropped_short, plan, a.command};
   eval::write_eval_report(a.out, setting, results);
   std::cout << "wrote " << a.out << "/results.csv, report.md, nll_gap.png and agreement.png\n";
@@ -111,7 +109,7 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
   auto args = std::make_shared<EvalArgs>();
   for (int i = 0; i < argc; ++i) args->command += (i ? " " : "") + std::string(argv[i]);
   CLI::App* cmd = app.add_subcommand("eval", "Measure SnapStream against the full cache and simpler policies on real weights");
-  add_model_options(cmd, args->model, args->tokenizer, args->threads);
+  add_model_options(cmd, args->model);
   auto* texts = cmd->add_option("--texts", args->texts, "JSONL of {\"text\": ...}, one document per line")->check(CLI::ExistingFile);
   cmd->add_option("--generate", args->generate, "sample N documents from the model instead")->check(CLI::PositiveNumber)->excludes(texts);
   cmd->add_option("--prompt-len", args->prompt_length, "L: prompt tokens per document")->required()->check(CLI::PositiveNumber);

@@ -18,22 +18,20 @@ namespace snapstream::app {
 namespace {
 
 struct GenerateArgs {
-  std::string model;
-  std::string tokenizer;
+  ModelFlags model;
   std::string prompt;
   int64_t max_tokens = 256;
   float temperature = 0.0f;
   int64_t top_k = 0;
   float top_p = 1.0f;
   uint64_t seed = 0;
-  int threads = 0;
   bool json = false;
   EngineFlags engine;
 };
 
 void run_generate(const GenerateArgs& args) {
-  const auto model = load_model_logged(args.model, args.tokenizer);
-  kernels::ThreadPool pool(args.threads);
+  const auto model = load_model_logged(args.model);
+  kernels::ThreadPool pool(args.model.threads);
   const runtime::Tokenizer& tokenizer = model->tokenizer;
   const std::vector<int32_t> prompt_ids = tokenizer.encode(args.prompt, true);
 
@@ -91,7 +89,7 @@ void run_generate(const GenerateArgs& args) {
 void add_generate_command(CLI::App& app) {
   auto args = std::make_shared<GenerateArgs>();
   CLI::App* cmd = app.add_subcommand("generate", "Generate text for one prompt");
-  add_model_options(cmd, args->model, args->tokenizer, args->threads);
+  add_model_options(cmd, args->model);
   cmd->add_option("--prompt", args->prompt, "prompt text (may be empty)")->required();
   cmd->add_option("--max-tokens", args->max_tokens, "tokens to generate at most")->check(CLI::NonNegativeNumber);
   cmd->add_option("--temperature", args->temperature, "0 for greedy decoding")->check(CLI::NonNegativeNumber);

@@ -28,13 +28,11 @@ namespace api = server::api;
 namespace http = server::http;
 
 struct ServeArgs {
-  std::string model;
-  std::string tokenizer;
+  ModelFlags model;
   std::string host = "127.0.0.1";
   uint16_t port = 8000;
   int64_t slots = 8;
   int64_t max_waiting = 256;
-  int threads = 0;
   int io_threads = 2;
   std::string api_key;
   std::string served_model_name;
@@ -57,8 +55,8 @@ runtime::EngineOptions serve_engine_options(const ServeArgs& args) {
 
 // --list-graphs: what serving would compile and allocate, without listening.
 void list_serve_graphs(const ServeArgs& args) {
-  const auto model = load_model_logged(args.model, args.tokenizer);
-  kernels::ThreadPool pool(args.threads);
+  const auto model = load_model_logged(args.model);
+  kernels::ThreadPool pool(args.model.threads);
   runtime::Engine engine(*model, pool, serve_engine_options(args));
   std::cout << describe_plan(*model, engine.runner(), engine.cache());
 }
@@ -96,16 +94,16 @@ void run_serve(const ServeArgs& args) {
 
   try {
     const auto started = std::chrono::steady_clock::now();
-    spdlog::info("loading {}", args.model);
-    const auto model = load_model_logged(args.model, args.tokenizer);
-    const auto pool = std::make_unique<kernels::ThreadPool>(args.threads);
+    spdlog::info("loading {}", args.model.path);
+    const auto model = load_model_logged(args.model);
+    const auto pool = std::make_unique<kernels::ThreadPool>(args.model.threads);
     spdlog::info("compiling graphs and allocating the KV cache");
     const auto engine_owner = std::make_unique<runtime::Engine>(*model, *pool, serve_engine_options(args));
     runtime::Engine& engine = *engine_owner;
     spdlog::info("{}", describe_plan(*model, engine.runner(), engine.cache()));
 
     api::ApiOptions api_options{args.served_model_name, args.api_key};
-    if (api_options.served_model_name.empty()) api_options.served_model_name = std::filesystem::path(args.model).stem().string();
+    if (api_options.served_model_name.empty()) api_options.served_model_name = std::filesystem::path(args.model.path).stem().string();
     auto api = std::make_shared<api::ApiServer>(engine, *model, api_options, io.get_executor());
     spdlog::info("chat template: {}{}", api::chat_format_name(api->chat_format()),
                  model->chat_template.empty() ? " (the model file has none; the plain fallback)"
@@ -142,7 +140,7 @@ void run_serve(const ServeArgs& args) {
 void add_serve_command(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand("serve", "serve the OpenAI-compatible HTTP API");
-  add_model_options(cmd, args->model, args->tokenizer, args->threads);
+  add_model_options(cmd, args->model);
   cmd->add_option("--host", args->host, "address to listen on");
   cmd->add_option("--port", args->port, "port to listen on (0: any free port, logged)");
   cmd->add_option("--slots", args->slots, "sequences decoded together at most")->check(CLI::PositiveNumber);

@@ -10,9 +10,15 @@
 
 namespace snapstream::app {
 
-void add_model_options(CLI::App* command, std::string& model, std::string& tokenizer, int& threads);
+struct ModelFlags {
+  std::string path;       // --model: a GGUF file or llama2.c checkpoint
+  std::string tokenizer;  // --tokenizer: a llama2.c tokenizer file
+  int threads = 0;        // --threads: compute threads, 0 for one per core
+};
+
+void add_model_options(CLI::App* command, ModelFlags& flags);
 
 // load_model(), logging the file and the model's shape.
-std::unique_ptr<runtime::Model> load_model_logged(const std::string& model, const std::string& tokenizer);
+std::unique_ptr<runtime::Model> load_model_logged(const ModelFlags& flags);
 
 }  // namespace snapstream::app

@@ -74,7 +74,7 @@ std::unique_ptr<Model> load_llama2c_model(std::shared_ptr<const MappedFile> file
   }
 
   const int64_t d = c.dim, h = c.hidden_dim, l = c.layers, kv = c.kv_dim();
-  // Sizes are bounded by validate(), so these products stay far below 2^63.
+  // Sizes are bounded by finalise(), so these products stay far below 2^63.
   const int64_t floats = c.vocab * d + l * d + l * d * d + 2 * l * kv * d + l * d * d + l * d + 3 * l * h * d + d +
                          c.context_length * c.head_dim + (c.tied_embeddings ? 0 : c.vocab * d);
   const int64_t expected = kHeaderBytes + floats * 4;
@@ -86,21 +86,25 @@ std::unique_ptr<Model> load_llama2c_model(std::shared_ptr<const MappedFile> file
   ModelWeights& w = model->weights;
   w.token_embedding = f32_matrix(cursor, c.vocab, d);
   w.layers.resize(static_cast<size_t>(l));
-  for (auto& layer : w.layers) {
-    layer.attention_norm = cursor;
-    cursor += d;
-  }
-  for (auto& layer : w.layers) layer.wq = f32_matrix(cursor, d, d);
-  for (auto& layer : w.layers) layer.wk = f32_matrix(cursor, kv, d);
-  for (auto& layer : w.layers) layer.wv = f32_matrix(cursor, kv, d);
-  for (auto& layer : w.layers) layer.wo = f32_matrix(cursor, d, d);
-  for (auto& layer : w.layers) {
-    layer.mlp_norm = cursor;
-    cursor += d;
-  }
-  for (auto& layer : w.layers) layer.w_gate = f32_matrix(cursor, h, d);
-  for (auto& layer : w.layers) layer.w_down = f32_matrix(cursor, d, h);
-  for (auto& layer : w.layers) layer.w_up = f32_matrix(cursor, h, d);
+  // The file stores each weight for all layers before the next weight.
+  auto norms = [&](const float* LayerWeights::*norm) {
+    for (auto& layer : w.layers) {
+      layer.*norm = cursor;
+      cursor += d;
+    }
+  };
+  auto matrices = [&](kernels::WeightView LayerWeights::*matrix, int64_t rows, int64_t cols) {
+    for (auto& layer : w.layers) layer.*matrix = f32_matrix(cursor, rows, cols);
+  };
+  norms(&LayerWeights::attention_norm);
+  matrices(&LayerWeights::wq, d, d);
+  matrices(&LayerWeights::wk, kv, d);
+  matrices(&LayerWeights::wv, kv, d);
+  matrices(&LayerWeights::wo, d, d);
+  norms(&LayerWeights::mlp_norm);
+  matrices(&LayerWeights::w_gate, h, d);
+  matrices(&LayerWeights::w_down, d, h);
+  matrices(&LayerWeights::w_up, h, d);
   w.final_norm = cursor;
   cursor += d;
   cursor += c.context_length * c.head_dim;  // legacy RoPE tables, recomputed instead

@@ -5,6 +5,7 @@
 
 #include "app/emulated_device.h"
 #include "runtime/engine.h"
+#include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -42,9 +43,8 @@ std::vector<TokenEvent> run(Engine& engine, RequestSpec spec, double& submitted)
 }  // namespace
 
 TEST_CASE("every step advances the emulated clock by its graph's start-up price", "[engine][emulation]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(2);
   const bool proxy = GENERATE(false, true);
   INFO((proxy ? "priced as DeepSeek-R1 on 16 sockets" : "priced as itself on 16 sockets"));
@@ -68,9 +68,8 @@ TEST_CASE("every step advances the emulated clock by its graph's start-up price"
 }
 
 TEST_CASE("a proxy prices steps as another model but leaves the tokens alone", "[engine][emulation]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(2);
   double submitted = 0;
   Engine plain(*model, pool, EngineOptions{});
@@ -88,9 +87,8 @@ TEST_CASE("a proxy prices steps as another model but leaves the tokens alone", "
 }
 
 TEST_CASE("pacing holds each token until the emulated device would have produced it", "[engine][emulation]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(2);
   Engine engine(*model, pool, emulated(true, true));
   double submitted = 0;
@@ -104,9 +102,8 @@ TEST_CASE("pacing holds each token until the emulated device would have produced
 }
 
 TEST_CASE("pacing without an emulated device is refused", "[engine][emulation]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(1);
   EngineOptions options;
   options.pace = true;

@@ -5,7 +5,7 @@
 #include "eval/cache_eval.h"
 #include "runtime/generator.h"
 #include "runtime/token_logprobs.h"
-#include "tests/support/golden_text.h"
+#include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -36,9 +36,8 @@ SnapStreamConfig policy(const std::string& name, int64_t capacity) {
 }  // namespace
 
 TEST_CASE("with room for every token, every policy equals the full cache exactly", "[eval]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(2);
   const auto ids = golden_text_ids(*model, 160);
   const std::span<const int32_t> all(ids);
@@ -59,9 +58,8 @@ TEST_CASE("with room for every token, every policy equals the full cache exactly
 }
 
 TEST_CASE("a smaller budget evicts, and the policies then differ from the full cache", "[eval]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(2);
   const auto ids = golden_text_ids(*model, 300);
   const std::span<const int32_t> all(ids);
@@ -89,9 +87,8 @@ TEST_CASE("a smaller budget evicts, and the policies then differ from the full c
 
 // Naive: each continuation token's log-probability from a prefill of everything before it.
 TEST_CASE("teacher-forced log-probabilities match a prefill of every prefix", "[eval]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(2);
   const auto ids = golden_text_ids(*model, 60);
   const std::span<const int32_t> all(ids);

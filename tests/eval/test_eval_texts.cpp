@@ -6,15 +6,15 @@
 #include "runtime/errors.h"
 #include "runtime/model.h"
 #include "eval/eval_texts.h"
+#include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
 using namespace snapstream::runtime;
 
 TEST_CASE("eval texts refuse a malformed line by number and keep documents of the asked length", "[eval]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   test::TempDir dir;
   const std::string long_text = "Once upon a time there was a little girl who liked to play in the park with her dog every day.";
   {

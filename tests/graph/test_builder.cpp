@@ -1,22 +1,18 @@
 // The Llama decoder graph: its ops per layer, tensor-parallel shards and bucket lookup.
 #include <catch2/catch.hpp>
 
+#include "graph/decoder_builder.h"
 #include "graph/errors.h"
 #include "graph/graph_cache.h"
-#include "graph/decoder_builder.h"
+#include "graph/model_config_file.h"
+#include "tests/support/test_paths.h"
 
 using namespace snapstream::graph;
 
 namespace {
+// The real test model's shape, from its shipped config, with a cache of 128 entries.
 ModelShape stories_shape() {
-  ModelShape s;
-  s.dim = 64;
-  s.hidden_dim = 172;
-  s.layers = 5;
-  s.heads = 8;
-  s.kv_heads = 4;
-  s.head_dim = 8;
-  s.vocab = 512;
+  ModelShape s = read_model_config(snapstream::test::configs_dir() / "models" / "stories260k.json");
   s.kv_capacity = 128;
   return s;
 }

@@ -3,19 +3,15 @@
 
 #include "graph/decoder_builder.h"
 #include "graph/passes.h"
+#include "tests/support/test_models.h"
 
 using namespace snapstream::graph;
 
 namespace {
+// The shared tiny test shape, six layers deep so looping has a run to fold.
 ModelShape small_shape() {
-  ModelShape s;
-  s.dim = 64;
-  s.hidden_dim = 128;
+  ModelShape s = snapstream::test::tiny_model_shape();
   s.layers = 6;
-  s.heads = 4;
-  s.kv_heads = 2;
-  s.head_dim = 16;
-  s.vocab = 300;
   s.kv_capacity = 32;
   return s;
 }

@@ -8,7 +8,7 @@
 
 #include "runtime/engine.h"
 #include "runtime/generator.h"
-#include "tests/support/golden_text.h"
+#include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -76,9 +76,8 @@ TEST_CASE("24 requests through 8 slots give each request's solo tokens", "[engin
 }
 
 TEST_CASE("a cancelled request frees its slot and the next request starts clean", "[engine]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(2);
   SnapStreamConfig cache;
   RequestSpec spec;
@@ -109,9 +108,8 @@ TEST_CASE("a cancelled request frees its slot and the next request starts clean"
 }
 
 TEST_CASE("the engine rejects bad requests and a full queue", "[engine]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(1);
   EngineOptions options;
   options.slots = 1;

@@ -8,6 +8,7 @@
 #include "runtime/errors.h"
 #include "runtime/generator.h"
 #include "runtime/model.h"
+#include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -54,9 +55,8 @@ TEST_CASE("greedy generation reproduces stories260K.golden.json", "[golden]") {
 }
 
 TEST_CASE("generation respects the context length", "[generate]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   kernels::ThreadPool pool(2);
   const int64_t context = model->shape.context_length;
 

@@ -18,7 +18,7 @@
 #include "runtime/model.h"
 #include "runtime/slot_kv_cache.h"
 #include "runtime/graph_runner.h"
-#include "tests/support/golden_text.h"
+#include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;

@@ -4,6 +4,7 @@
 #include "runtime/model.h"
 #include "server/api/api_error.h"
 #include "server/api/completion_request.h"
+#include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -11,9 +12,8 @@ using namespace snapstream::runtime;
 using namespace snapstream::server::api;
 
 TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for", "[completion_request]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   const ParseContext context{model->tokenizer, 512, ChatFormat::Plain};
 
   const auto plain = parse_completion_request(R"({"prompt": "Once upon a time", "unknown_field": [1]})", Endpoint::Completions, context);
@@ -49,9 +49,8 @@ TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for"
 }
 
 TEST_CASE("a bad field is refused with its name", "[completion_request]") {
-  const auto models = test::models_dir_or_skip();
-  if (!models) return;
-  const auto model = load_model((*models / "stories260K.gguf").string());
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
   const ParseContext context{model->tokenizer, 512, ChatFormat::Plain};
   auto param_of = [&](const std::string& body, Endpoint endpoint = Endpoint::Completions) {
     try {
