@@ -5,14 +5,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/commands.h"
+#include "app/engine_options.h"
+#include "app/model_options.h"
+#include "app/prompt_file.h"
 #include "kernels/thread_pool.h"
 #include "runtime/engine.h"
 #include "runtime/errors.h"
 #include "runtime/text_stream.h"
-#include "app/engine_options.h"
-#include "app/commands.h"
-#include "app/model_options.h"
-#include "app/prompt_file.h"
 
 namespace snapstream::app {
 namespace {

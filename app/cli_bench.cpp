@@ -6,11 +6,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "eval/generation_bench.h"
-#include "eval/memory_bandwidth.h"
 #include "app/cache_options.h"
 #include "app/commands.h"
 #include "app/model_options.h"
+#include "eval/generation_bench.h"
+#include "eval/memory_bandwidth.h"
 
 namespace snapstream::app {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <iostream>
 
-#include "dataflow_sim/calibration.h"
 #include "app/commands.h"
 #include "app/config_files.h"
+#include "dataflow_sim/calibration.h"
 
 namespace snapstream::app {
 namespace {

@@ -5,13 +5,13 @@
 #include <chrono>
 #include <iostream>
 
-#include "kernels/thread_pool.h"
-#include "runtime/errors.h"
 #include "app/commands.h"
+#include "app/model_options.h"
 #include "eval/eval_report.h"
 #include "eval/eval_run.h"
 #include "eval/eval_texts.h"
-#include "app/model_options.h"
+#include "kernels/thread_pool.h"
+#include "runtime/errors.h"
 
 namespace snapstream::app {
 namespace {

@@ -6,13 +6,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/commands.h"
+#include "app/engine_options.h"
+#include "app/model_options.h"
 #include "kernels/thread_pool.h"
 #include "runtime/generator.h"
 #include "runtime/prompt_check.h"
 #include "runtime/text_stream.h"
-#include "app/engine_options.h"
-#include "app/commands.h"
-#include "app/model_options.h"
 
 namespace snapstream::app {
 namespace {

@@ -1,9 +1,9 @@
 // `snapstream info`: a model file's metadata and tensor table (GGUF) or header (llama2.c).
 #include <iostream>
 
+#include "app/commands.h"
 #include "runtime/gguf_file.h"
 #include "runtime/model.h"
-#include "app/commands.h"
 
 namespace snapstream::app {
 namespace {

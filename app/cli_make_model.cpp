@@ -1,10 +1,10 @@
 // `snapstream make-model`: a random-weight GGUF of a named shape from configs/models/.
 #include <spdlog/spdlog.h>
 
-#include "runtime/errors.h"
-#include "runtime/synthetic_model.h"
 #include "app/commands.h"
 #include "app/config_files.h"
+#include "runtime/errors.h"
+#include "runtime/synthetic_model.h"
 
 namespace snapstream::app {
 namespace {

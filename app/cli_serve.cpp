@@ -12,14 +12,14 @@
 #include <memory>
 #include <thread>
 
+#include "app/commands.h"
+#include "app/engine_options.h"
+#include "app/model_options.h"
+#include "app/settings_sources.h"
 #include "kernels/thread_pool.h"
 #include "runtime/engine.h"
 #include "server/api/api_server.h"
-#include "app/commands.h"
-#include "app/model_options.h"
-#include "app/engine_options.h"
 #include "server/http/http_server.h"
-#include "app/settings_sources.h"
 
 namespace snapstream::app {
 namespace {

@@ -5,13 +5,12 @@
 #include <iostream>
 #include <vector>
 
-#include "dataflow_sim/errors.h"
-#include "dataflow_sim/simulation.h"
-#include "runtime/errors.h"
 #include "app/commands.h"
 #include "app/config_files.h"
 #include "app/simulation_report.h"
 #include "app/simulation_sweep.h"
+#include "dataflow_sim/simulation.h"
+#include "runtime/errors.h"
 
 namespace snapstream::app {
 namespace {

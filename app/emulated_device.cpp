@@ -1,5 +1,5 @@
 // Start-up pricing of the engine's graphs. A static graph's decode attention covers every
-// cache slot whatever its fill, so a decode graph has one price; a prefill chunk's attention
+// cache entry whatever its fill, so a decode graph has one price; a prefill chunk's attention
 // grows with the positions before it, so prefill graphs are priced at both ends of the
 // context and interpolated between (attention's work is linear in those positions; the
 // overlap of compute and memory makes the total only nearly so).

@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "dataflow_sim/hardware_spec.h"
-#include "graph/model_config_file.h"
 #include "graph/graph_cache.h"
+#include "graph/model_shape.h"
 #include "runtime/step_clock.h"
 
 namespace snapstream::app {

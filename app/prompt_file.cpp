@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/errors.h"
 #include "eval/jsonl_file.h"
+#include "runtime/errors.h"
 
 namespace snapstream::app {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "runtime/errors.h"
 #include "app/settings_file.h"
+#include "runtime/errors.h"
 
 namespace snapstream::app {
 namespace {

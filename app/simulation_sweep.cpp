@@ -7,10 +7,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "dataflow_sim/errors.h"
-#include "runtime/errors.h"
-#include "eval/gnuplot.h"
 #include "app/simulation_report.h"
+#include "dataflow_sim/errors.h"
+#include "eval/gnuplot.h"
+#include "runtime/errors.h"
 
 namespace snapstream::app {
 namespace {

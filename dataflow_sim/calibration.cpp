@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dataflow_sim/errors.h"
-#include "graph/model_config_file.h"
 #include "dataflow_sim/simulation.h"
+#include "graph/model_config_file.h"
 
 namespace snapstream::dataflow_sim {
 namespace {

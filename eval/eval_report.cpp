@@ -8,8 +8,8 @@
 #include <fstream>
 #include <map>
 
-#include "runtime/errors.h"
 #include "eval/gnuplot.h"
+#include "runtime/errors.h"
 
 namespace snapstream::eval {
 namespace {

@@ -1,9 +1,9 @@
 // Documents for evaluation, all of one length so every policy sees the same positions.
 #include "eval/eval_texts.h"
 
+#include "eval/jsonl_file.h"
 #include "runtime/errors.h"
 #include "runtime/generator.h"
-#include "eval/jsonl_file.h"
 
 namespace snapstream::eval {
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "graph/model_shape.h"
 #include "graph/ir.h"
+#include "graph/model_shape.h"
 
 namespace snapstream::graph {
 

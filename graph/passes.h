@@ -1,8 +1,8 @@
 // Compiler passes over a built graph, and compile(), which runs them in order.
 #pragma once
 
-#include "graph/model_shape.h"
 #include "graph/ir.h"
+#include "graph/model_shape.h"
 
 namespace snapstream::graph {
 

@@ -15,9 +15,9 @@
 
 #include "kernels/thread_pool.h"
 #include "runtime/errors.h"
+#include "runtime/graph_runner.h"
 #include "runtime/model.h"
 #include "runtime/request_stream.h"
-#include "runtime/graph_runner.h"
 #include "runtime/slot_kv_cache.h"
 #include "runtime/step_clock.h"
 

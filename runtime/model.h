@@ -1,13 +1,13 @@
-// A loaded model: its configuration, weight views (into the mapped file where possible) and tokenizer.
+// A loaded model: its shape, weight views (into the mapped file where possible) and tokenizer.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "graph/model_shape.h"
 #include "kernels/weight_view.h"
 #include "runtime/mapped_file.h"
-#include "graph/model_shape.h"
 #include "runtime/tokenizer.h"
 
 namespace snapstream::runtime {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/decode_attention.h"
 #include "graph/model_shape.h"
+#include "kernels/decode_attention.h"
 #include "runtime/snapstream_config.h"
 
 namespace snapstream::runtime {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/dtype.h"
 #include "graph/model_shape.h"
+#include "kernels/dtype.h"
 #include "runtime/tokenizer.h"
 
 namespace snapstream::runtime {

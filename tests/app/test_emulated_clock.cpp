@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "app/emulated_device.h"
+#include "graph/model_config_file.h"
 #include "runtime/engine.h"
 #include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <set>
 
-#include "runtime/errors.h"
 #include "app/commands.h"
 #include "app/settings_file.h"
 #include "app/settings_sources.h"
+#include "runtime/errors.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;

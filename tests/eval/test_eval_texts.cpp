@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "eval/eval_texts.h"
 #include "runtime/errors.h"
 #include "runtime/model.h"
-#include "eval/eval_texts.h"
 #include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 

@@ -10,8 +10,8 @@
 #include "runtime/generator.h"
 #include "runtime/gguf_file.h"
 #include "runtime/gguf_writer.h"
-#include "runtime/synthetic_model.h"
 #include "runtime/graph_runner.h"
+#include "runtime/synthetic_model.h"
 #include "tests/support/test_models.h"
 #include "tests/support/test_paths.h"
 

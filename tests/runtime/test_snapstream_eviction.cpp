@@ -15,9 +15,9 @@
 #include "kernels/cpu/dot.h"
 #include "kernels/dequantize.h"
 #include "runtime/generator.h"
+#include "runtime/graph_runner.h"
 #include "runtime/model.h"
 #include "runtime/slot_kv_cache.h"
-#include "runtime/graph_runner.h"
 #include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
