@@ -17,9 +17,8 @@ struct MakeModelArgs {
 };
 
 kernels::DType parse_dtype(const std::string& name) {
-  for (auto dtype : {kernels::DType::F32, kernels::DType::F16, kernels::DType::BF16, kernels::DType::Q8_0})
-    if (kernels::dtype_name(dtype) == name) return dtype;
-  throw runtime::ConfigError("unknown dtype '" + name + "' (f32, f16, bf16 or q8_0)");
+  if (const auto dtype = kernels::dtype_from_name(name)) return *dtype;
+  throw runtime::ConfigError("unknown dtype '" + name + "' (" + std::string(kernels::kDTypeNames) + ")");
 }
 
 void run_make_model(const MakeModelArgs& args) {

@@ -1,4 +1,4 @@
-// Teacher forcing and greedy generation over a batch of slots, step by step.
+// Teacher forcing and greedy generation over a batch of sequence slots, step by step.
 #include "eval/cache_eval.h"
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 namespace snapstream::eval {
 namespace {
 
-// Softmax over one query head's live cache slots and the token itself, added (scaled by `share`)
+// Softmax over one query head's live cache entries and the token itself, added (scaled by `share`)
 // into probabilities by position.
 void add_head_probabilities(const float* q, const float* self_key, const runtime::LayerCacheView& view, int64_t capacity, int64_t extent,
                             int64_t head_dim, int64_t self_position, double share, float* by_position) {
@@ -23,10 +23,10 @@ void add_head_probabilities(const float* q, const float* self_key, const runtime
   };
   std::vector<double> scores;
   std::vector<int64_t> where;
-  for (int64_t slot = 0; slot < extent && slot < capacity; ++slot)
-    if (view.live[slot]) {
-      scores.push_back(dot(view.keys + slot * head_dim));
-      where.push_back(view.positions[slot]);
+  for (int64_t entry = 0; entry < extent && entry < capacity; ++entry)
+    if (view.live[entry]) {
+      scores.push_back(dot(view.keys + entry * head_dim));
+      where.push_back(view.positions[entry]);
     }
   scores.push_back(dot(self_key));
   where.push_back(self_position);
@@ -102,8 +102,8 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
       for (int64_t group = 0; group < groups; ++group) {
         const float* p = probabilities + (layer * groups + group) * stride;
         double kept = p[self];
-        for (int64_t slot = 0; slot < cache_.capacity(); ++slot)
-          if (view.live[group * cache_.capacity() + slot]) kept += p[view.positions[group * cache_.capacity() + slot]];
+        for (int64_t entry = 0; entry < cache_.capacity(); ++entry)
+          if (view.live[group * cache_.capacity() + entry]) kept += p[view.positions[group * cache_.capacity() + entry]];
         recall[i] += kept;
         ++recalled[i];
       }

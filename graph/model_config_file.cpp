@@ -12,9 +12,8 @@ namespace {
 using nlohmann::json;
 
 kernels::DType parse_dtype(const std::string& name) {
-  for (const kernels::DType d : {kernels::DType::F32, kernels::DType::F16, kernels::DType::BF16, kernels::DType::Q8_0})
-    if (name == kernels::dtype_name(d)) return d;
-  throw ShapeError("unknown dtype '" + name + "' (f32, f16, bf16 or q8_0)");
+  if (const auto dtype = kernels::dtype_from_name(name)) return *dtype;
+  throw ShapeError("unknown dtype '" + name + "' (" + std::string(kernels::kDTypeNames) + ")");
 }
 
 void read_latent_attention(const json& c, ModelShape& s) {

@@ -16,6 +16,12 @@ std::string_view dtype_name(DType dtype) {
   return "unknown";
 }
 
+std::optional<DType> dtype_from_name(std::string_view name) {
+  for (const DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0})
+    if (dtype_name(dtype) == name) return dtype;
+  return std::nullopt;
+}
+
 int64_t row_bytes(DType dtype, int64_t cols) {
   switch (dtype) {
     case DType::F32: return cols * 4;

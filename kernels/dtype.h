@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace snapstream::kernels {
@@ -15,6 +16,10 @@ inline constexpr int64_t kQ8BlockSize = 32;
 inline constexpr int64_t kQ8BlockBytes = 2 + kQ8BlockSize;
 
 std::string_view dtype_name(DType dtype);
+// The dtype whose dtype_name() is `name`, if any.
+std::optional<DType> dtype_from_name(std::string_view name);
+// Every dtype's name, for messages: "f32, f16, bf16 or q8_0".
+inline constexpr std::string_view kDTypeNames = "f32, f16, bf16 or q8_0";
 
 // Bytes that one row of `cols` elements occupies. For Q8_0, cols must be a multiple of 32.
 int64_t row_bytes(DType dtype, int64_t cols);
