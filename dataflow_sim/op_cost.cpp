@@ -26,7 +26,7 @@ struct Sizes {
   double weight_rows(double count, int64_t cols) const {
     return count * static_cast<double>(kernels::row_bytes(g.shape.weight_dtype, cols));
   }
-  double kv_value_bytes() const { return static_cast<double>(kernels::row_bytes(g.shape.kv_dtype, 1)); }
+  double kv_value_bytes() const { return kernels::bytes_per_element(g.shape.kv_dtype); }
   // Double-buffered tile of weight rows.
   double weight_tile(double count, int64_t cols) const {
     return 2 * weight_rows(std::min<double>(count, static_cast<double>(device.weight_tile_rows)), cols);

@@ -245,31 +245,20 @@ void require_divisible(int64_t value, int32_t shards, const char* what) {
                      " tensor-parallel shards");
 }
 
-void require_whole_blocks(kernels::DType dtype, int64_t width) {
-  if (!kernels::row_length_supported(dtype, width))
-    throw GraphError("a shard's column slice of " + std::to_string(width) + " is not a whole number of " +
-                     std::string(kernels::dtype_name(dtype)) + " blocks");
-}
-
 void check_shape(const ModelShape& shape, int32_t shards) {
   require_divisible(shape.heads, shards, "heads");
   if (!shape.moe.enabled() || shape.moe.dense_layers > 0) require_divisible(shape.hidden_dim, shards, "MLP width");
   if (shape.moe.enabled()) {
     require_divisible(shape.moe.expert_hidden_dim, shards, "expert MLP width");
-    require_whole_blocks(shape.weight_dtype, shape.moe.shared_experts * shape.moe.expert_hidden_dim / shards);
   }
-  if (!shape.moe.enabled() || shape.moe.dense_layers > 0) require_whole_blocks(shape.weight_dtype, shape.hidden_dim / shards);
-  if (shape.attention == AttentionKind::Latent) {
-    require_whole_blocks(shape.weight_dtype, shape.heads / shards * shape.mla.v_head_dim);
-    return;
-  }
+  // A shard's column slice may start inside a quantisation block: it reads the whole block.
+  if (shape.attention == AttentionKind::Latent) return;
   if (shape.kv_heads < 1 || shape.heads % shape.kv_heads != 0) throw GraphError("query heads must be a multiple of KV heads");
   const bool kv_split = shape.kv_heads % shards == 0;
   const bool kv_replicated = shards % shape.kv_heads == 0;
   if (!kv_split && !kv_replicated)
     throw GraphError("KV heads (" + std::to_string(shape.kv_heads) + ") must divide by, or divide, " + std::to_string(shards) +
                      " tensor-parallel shards");
-  require_whole_blocks(shape.weight_dtype, shape.heads / shards * shape.head_dim);
 }
 
 }  // namespace

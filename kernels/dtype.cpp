@@ -12,30 +12,47 @@ std::string_view dtype_name(DType dtype) {
     case DType::F16: return "f16";
     case DType::BF16: return "bf16";
     case DType::Q8_0: return "q8_0";
+    case DType::Q4_0: return "q4_0";
+    case DType::Q5_0: return "q5_0";
+    case DType::Q4_K: return "q4_k";
+    case DType::Q5_K: return "q5_k";
+    case DType::Q6_K: return "q6_k";
   }
   return "unknown";
 }
 
 std::optional<DType> dtype_from_name(std::string_view name) {
-  for (const DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0})
+  for (const DType dtype : kAllDTypes)
     if (dtype_name(dtype) == name) return dtype;
   return std::nullopt;
 }
 
-int64_t row_bytes(DType dtype, int64_t cols) {
+BlockLayout block_layout(DType dtype) {
   switch (dtype) {
-    case DType::F32: return cols * 4;
+    case DType::F32: return {1, 4};
     case DType::F16:
-    case DType::BF16: return cols * 2;
-    case DType::Q8_0: return cols / kQ8BlockSize * kQ8BlockBytes;
+    case DType::BF16: return {1, 2};
+    case DType::Q8_0: return {kQ8BlockSize, kQ8BlockBytes};
+    case DType::Q4_0: return {32, 18};
+    case DType::Q5_0: return {32, 22};
+    case DType::Q4_K: return {256, 144};
+    case DType::Q5_K: return {256, 176};
+    case DType::Q6_K: return {256, 210};
   }
-  return 0;
+  return {1, 4};
 }
 
-bool row_length_supported(DType dtype, int64_t cols) {
-  if (cols <= 0) return false;
-  return dtype != DType::Q8_0 || cols % kQ8BlockSize == 0;
+int64_t row_bytes(DType dtype, int64_t cols) {
+  const BlockLayout block = block_layout(dtype);
+  return (cols + block.elements - 1) / block.elements * block.bytes;
 }
+
+double bytes_per_element(DType dtype) {
+  const BlockLayout block = block_layout(dtype);
+  return static_cast<double>(block.bytes) / static_cast<double>(block.elements);
+}
+
+bool row_length_supported(DType dtype, int64_t cols) { return cols > 0 && cols % block_layout(dtype).elements == 0; }
 
 float f16_to_f32(uint16_t bits) {
   const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;

@@ -6,6 +6,7 @@
 
 #include "kernels/cpu/dot.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/dequantize.h"
 #include "kernels/errors.h"
 
 namespace snapstream::kernels {
@@ -19,7 +20,9 @@ constexpr int64_t kGemmMinRows = 4;
 void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y, MatmulPath path) {
   require(x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
   require(m > 0 && w.rows > 0, "matmul", "empty shape");
-  require(row_length_supported(w.dtype, w.cols), "matmul",
+  require(w.first_col >= 0 && w.first_col < block_layout(w.dtype).elements, "matmul", "column slice outside its block");
+  // A packed matrix holds whole blocks; a column slice (strided) may start or end inside one.
+  require(w.stride != 0 || row_length_supported(w.dtype, w.cols), "matmul",
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
 
   if (path == MatmulPath::RowDots || m < kGemmMinRows) {
@@ -42,8 +45,23 @@ void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, fl
         }
         return;
       }
-      for (int64_t r = begin; r < end; ++r)
-        for (int64_t i = 0; i < m; ++i) y[i * w.rows + r] = cpu::dot_row(w.dtype, w.row(r), x + i * w.cols, w.cols);
+      if (cpu::has_fused_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols)) {
+        for (int64_t r = begin; r < end; ++r)
+          for (int64_t i = 0; i < m; ++i) y[i * w.rows + r] = cpu::dot_row(w.dtype, w.row(r), x + i * w.cols, w.cols);
+        return;
+      }
+      // Other block types and slices that cut blocks: each weight row is decoded once into a
+      // buffer that stays in L1, then meets every activation row through the f32 kernel.
+      std::vector<float> decoded(static_cast<size_t>(w.cols));
+      for (int64_t r = begin; r < end; ++r) {
+        dequantize_span(w.dtype, w.row(r), w.first_col, w.cols, decoded.data());
+        for (int64_t i = 0; i < m; i += 4) {
+          const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
+                                x + std::min(i + 3, m - 1) * w.cols};
+          cpu::dot_f32_tile(decoded.data(), w.cols, 1, xs, static_cast<int>(std::min<int64_t>(4, m - i)), w.cols,
+                            y + i * w.rows + r, w.rows, nullptr);
+        }
+      }
     }, m * w.cols);
     return;
   }

@@ -9,16 +9,16 @@ using kernels::DType;
 
 // Every tensor type this reader can size, so `info` can describe files it cannot run.
 constexpr std::array kGgmlTypes = {
-    GgmlTypeInfo{0, "F32", 1, 4, DType::F32},     GgmlTypeInfo{1, "F16", 1, 2, DType::F16},
-    GgmlTypeInfo{2, "Q4_0", 32, 18, {}},          GgmlTypeInfo{3, "Q4_1", 32, 20, {}},
-    GgmlTypeInfo{6, "Q5_0", 32, 22, {}},          GgmlTypeInfo{7, "Q5_1", 32, 24, {}},
-    GgmlTypeInfo{8, "Q8_0", 32, 34, DType::Q8_0}, GgmlTypeInfo{9, "Q8_1", 32, 36, {}},
-    GgmlTypeInfo{10, "Q2_K", 256, 84, {}},        GgmlTypeInfo{11, "Q3_K", 256, 110, {}},
-    GgmlTypeInfo{12, "Q4_K", 256, 144, {}},       GgmlTypeInfo{13, "Q5_K", 256, 176, {}},
-    GgmlTypeInfo{14, "Q6_K", 256, 210, {}},       GgmlTypeInfo{15, "Q8_K", 256, 292, {}},
-    GgmlTypeInfo{24, "I8", 1, 1, {}},             GgmlTypeInfo{25, "I16", 1, 2, {}},
-    GgmlTypeInfo{26, "I32", 1, 4, {}},            GgmlTypeInfo{27, "I64", 1, 8, {}},
-    GgmlTypeInfo{28, "F64", 1, 8, {}},            GgmlTypeInfo{30, "BF16", 1, 2, DType::BF16},
+    GgmlTypeInfo{0, "F32", 1, 4, DType::F32},        GgmlTypeInfo{1, "F16", 1, 2, DType::F16},
+    GgmlTypeInfo{2, "Q4_0", 32, 18, DType::Q4_0},    GgmlTypeInfo{3, "Q4_1", 32, 20, {}},
+    GgmlTypeInfo{6, "Q5_0", 32, 22, DType::Q5_0},    GgmlTypeInfo{7, "Q5_1", 32, 24, {}},
+    GgmlTypeInfo{8, "Q8_0", 32, 34, DType::Q8_0},    GgmlTypeInfo{9, "Q8_1", 32, 36, {}},
+    GgmlTypeInfo{10, "Q2_K", 256, 84, {}},           GgmlTypeInfo{11, "Q3_K", 256, 110, {}},
+    GgmlTypeInfo{12, "Q4_K", 256, 144, DType::Q4_K}, GgmlTypeInfo{13, "Q5_K", 256, 176, DType::Q5_K},
+    GgmlTypeInfo{14, "Q6_K", 256, 210, DType::Q6_K}, GgmlTypeInfo{15, "Q8_K", 256, 292, {}},
+    GgmlTypeInfo{24, "I8", 1, 1, {}},                GgmlTypeInfo{25, "I16", 1, 2, {}},
+    GgmlTypeInfo{26, "I32", 1, 4, {}},               GgmlTypeInfo{27, "I64", 1, 8, {}},
+    GgmlTypeInfo{28, "F64", 1, 8, {}},               GgmlTypeInfo{30, "BF16", 1, 2, DType::BF16},
 };
 }  // namespace
 
@@ -66,6 +66,13 @@ const GgmlTypeInfo* ggml_type_info(uint32_t code) {
   for (const auto& info : kGgmlTypes)
     if (info.code == code) return &info;
   return nullptr;
+}
+
+std::string computable_ggml_type_names() {
+  std::string names;
+  for (const auto& info : kGgmlTypes)
+    if (info.dtype) names += (names.empty() ? "" : ", ") + std::string(info.name);
+  return names;
 }
 
 const GgmlTypeInfo& ggml_type_info(kernels::DType dtype) {

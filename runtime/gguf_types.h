@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "kernels/dtype.h"
@@ -31,6 +32,8 @@ struct GgmlTypeInfo {
 // nullptr for a code this reader does not know.
 const GgmlTypeInfo* ggml_type_info(uint32_t code);
 const GgmlTypeInfo& ggml_type_info(kernels::DType dtype);
+// The names of the types the kernels compute with, for messages: "F32, F16, ...".
+std::string computable_ggml_type_names();
 
 inline constexpr uint32_t kGgufMagic = 0x46554747;  // "GGUF" read as little-endian u32
 inline constexpr uint32_t kGgufDefaultAlignment = 32;

@@ -42,7 +42,8 @@ class GgufModelReader {
            std::to_string(rows) + "]");
     const DType dtype = computable_dtype(tensor);
     const auto* data = tensor.data;
-    const size_t element_alignment = dtype == DType::F32 ? 4 : dtype == DType::Q8_0 ? 1 : 2;
+    // Block types are read bytewise; the float types are read as their element type.
+    const size_t element_alignment = kernels::block_quantised(dtype) ? 1 : static_cast<size_t>(kernels::block_layout(dtype).bytes);
     if (reinterpret_cast<uintptr_t>(data) % element_alignment != 0) {
       auto& copy = model_.owned_tensors.emplace_back((tensor.bytes + 3) / 4);
       std::memcpy(copy.data(), data, tensor.bytes);
@@ -73,7 +74,7 @@ class GgufModelReader {
   DType computable_dtype(const GgufTensor& tensor) const {
     if (!tensor.type->dtype)
       fail("tensor '" + tensor.name + "' has type " + std::string(tensor.type->name) +
-           ", which this engine cannot compute with (supported: F32, F16, BF16, Q8_0)");
+           ", which this engine cannot compute with (supported: " + computable_ggml_type_names() + ")");
     return *tensor.type->dtype;
   }
 

@@ -34,6 +34,11 @@ uint32_t file_type(kernels::DType dtype) {
     case kernels::DType::F32: return 0;
     case kernels::DType::F16: return 1;
     case kernels::DType::Q8_0: return 7;
+    case kernels::DType::Q4_0: return 2;
+    case kernels::DType::Q5_0: return 8;
+    case kernels::DType::Q4_K: return 14;
+    case kernels::DType::Q5_K: return 16;
+    case kernels::DType::Q6_K: return 18;
     case kernels::DType::BF16: return 32;
   }
   return 0;

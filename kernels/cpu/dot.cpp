@@ -172,14 +172,18 @@ float dot_q8_0(const std::byte* w, const float* x, int64_t n) {
 #endif
 }
 
+bool has_fused_dot(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::Q8_0;
+}
+
 float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n) {
   switch (dtype) {
     case DType::F32: return dot_f32(reinterpret_cast<const float*>(row), x, n);
     case DType::F16: return dot_f16(reinterpret_cast<const uint16_t*>(row), x, n);
     case DType::BF16: return dot_bf16(reinterpret_cast<const uint16_t*>(row), x, n);
     case DType::Q8_0: return dot_q8_0(row, x, n);
+    default: return 0.0f;  // has_fused_dot() is false: the caller decodes the row first
   }
-  return 0.0f;
 }
 
 }  // namespace snapstream::kernels::cpu

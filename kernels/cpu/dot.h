@@ -18,6 +18,9 @@ float dot_bf16(const uint16_t* w, const float* x, int64_t n);
 // n must be a multiple of kQ8BlockSize; blocks are read unaligned.
 float dot_q8_0(const std::byte* w, const float* x, int64_t n);
 
+// Whether dot_row reads this dtype directly (f32, f16, bf16, q8_0); the other block types are
+// decoded a row at a time first (see matmul).
+bool has_fused_dot(DType dtype);
 float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n);
 
 // A tile of up to 4 weight rows (w_rows, `rows` of them, `stride` floats apart) against up to 4

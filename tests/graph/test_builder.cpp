@@ -61,7 +61,8 @@ TEST_CASE("tensor parallelism splits heads and MLP columns and all-reduces twice
   CHECK_THROWS_AS(build_decoder_graph(stories_shape(), {Phase::Decode, 1, 1}, 3), GraphError);
   ModelShape quantised = stories_shape();
   quantised.weight_dtype = snapstream::kernels::DType::Q8_0;
-  CHECK_THROWS_AS(build_decoder_graph(quantised, {Phase::Decode, 1, 1}, 2), GraphError);  // 86 columns: not whole blocks
+  // 86 columns a shard cut Q8_0 blocks: allowed, as each shard reads the whole blocks it touches.
+  CHECK_NOTHROW(build_decoder_graph(quantised, {Phase::Decode, 1, 1}, 2));
 }
 
 TEST_CASE("the graph cache compiles every bucket once and looks up the smallest that fits", "[graph]") {

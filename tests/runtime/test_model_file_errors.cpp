@@ -139,7 +139,7 @@ TEST_CASE("corrupt tensor records are reported", "[errors]") {
   expect_model_error(f.variant("dtype.gguf", bytes), "unknown type code 77");
 
   bytes = f.bytes;
-  put<uint32_t>(bytes, info + 20, 2);  // Q4_0: a real format this engine cannot compute with
+  put<uint32_t>(bytes, info + 20, 3);  // Q4_1: a real format this engine cannot compute with
   expect_model_error(f.variant("q4.gguf", bytes), "cannot compute with");
 
   bytes = f.bytes;
