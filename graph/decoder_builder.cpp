@@ -51,15 +51,17 @@ class Builder {
       const int32_t q = activation(sp + "q", heads * hd);
       const int32_t k = activation(sp + "k", kv_heads * hd);
       const int32_t v = activation(sp + "v", kv_heads * hd);
-      emit(OpKind::MatMul, {normed}, {q}, rows(WeightKind::Wq, h0 * hd, heads * hd));
-      emit(OpKind::MatMul, {normed}, {k}, rows(WeightKind::Wk, kv_first * hd, kv_heads * hd));
-      emit(OpKind::MatMul, {normed}, {v}, rows(WeightKind::Wv, kv_first * hd, kv_heads * hd));
+      emit(OpKind::MatMul, {normed}, {q}, rows(WeightKind::Wq, h0 * hd, heads * hd)).add_bias = s_.attention_bias;
+      emit(OpKind::MatMul, {normed}, {k}, rows(WeightKind::Wk, kv_first * hd, kv_heads * hd)).add_bias = s_.attention_bias;
+      emit(OpKind::MatMul, {normed}, {v}, rows(WeightKind::Wv, kv_first * hd, kv_heads * hd)).add_bias = s_.attention_bias;
       heads_of(emit(OpKind::Rope, {q, k}, {q, k}), h0, heads, kv_first, kv_heads);
       const int32_t attended = activation(sp + "attended", heads * hd);
       const OpKind attention = g_.key.phase == Phase::Prefill ? OpKind::CausalAttention : OpKind::DecodeAttention;
       heads_of(emit(attention, {q, k, v}, {attended}), h0, heads, kv_first, kv_heads);
       const int32_t out = activation(sp + "attn_out", s_.dim);
-      emit(OpKind::MatMul, {attended}, {out}, cols(WeightKind::Wo, h0 * hd, heads * hd));
+      // Shards' partial outputs are summed, so only the first adds the bias.
+      emit(OpKind::MatMul, {attended}, {out}, cols(WeightKind::Wo, h0 * hd, heads * hd)).add_bias =
+          s_.attention_output_bias && shard == 0;
       partial.push_back(out);
     }
     return partial;

@@ -78,8 +78,15 @@ void Executor::run_op(const Op& op, int64_t layer) {
       if (op.weight.col_end > op.weight.col_begin) w = w.column_slice(op.weight.col_begin, op.weight.col_end);
       const int64_t m = graph_->tensors[static_cast<size_t>(op.inputs[0])].shape.front();
       // Decode keeps every row's result independent of the batch (see MatmulPath::RowDots).
-      kernels::matmul(pool_, tensor(op.inputs[0]), m, w, tensor(op.outputs[0]),
-                      decode ? kernels::MatmulPath::RowDots : kernels::MatmulPath::Auto);
+      float* y = tensor(op.outputs[0]);
+      kernels::matmul(pool_, tensor(op.inputs[0]), m, w, y, decode ? kernels::MatmulPath::RowDots : kernels::MatmulPath::Auto);
+      if (op.add_bias) {
+        const float* bias = bindings_->bias(op.weight.kind, layer);
+        if (bias == nullptr) throw GraphError("the model has no bias for " + std::string(weight_kind_name(op.weight.kind)));
+        bias += op.weight.row_begin;
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t j = 0; j < w.rows; ++j) y[r * w.rows + j] += bias[j];
+      }
       return;
     }
     case OpKind::Rope: {
@@ -88,8 +95,8 @@ void Executor::run_op(const Op& op, int64_t layer) {
       float* k = tensor(op.inputs[1]);
       const int64_t rotated = decode ? real_rows_ : rows;
       for (int64_t r = 0; r < rotated; ++r) {
-        kernels::rope(q + r * heads * s.head_dim, heads, s.head_dim, position(r), bindings_->rope_theta());
-        kernels::rope(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, position(r), bindings_->rope_theta());
+        kernels::rope(q + r * heads * s.head_dim, heads, s.head_dim, position(r), bindings_->rope());
+        kernels::rope(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, position(r), bindings_->rope());
       }
       return;
     }
@@ -132,7 +139,7 @@ void Executor::run_op(const Op& op, int64_t layer) {
         shifted_q_.assign(q, q + real_rows_ * shard.q_width());
         for (int64_t r = 0; r < real_rows_; ++r)
           kernels::rope(shifted_q_.data() + r * shard.q_width(), shard.heads, s.head_dim,
-                        rows_->shifted_positions[static_cast<size_t>(r)] - position(r), bindings_->rope_theta());
+                        rows_->shifted_positions[static_cast<size_t>(r)] - position(r), bindings_->rope());
         shifted_q = shifted_q_.data();
       }
       bindings_->observe_queries(layer, op.kv_head_begin, shard, real_rows_, q, k);

@@ -10,6 +10,7 @@
 #include "graph/ir.h"
 #include "kernels/attention_shape.h"
 #include "kernels/decode_attention.h"
+#include "kernels/rope.h"
 #include "kernels/thread_pool.h"
 #include "kernels/weight_view.h"
 
@@ -21,8 +22,10 @@ class ExecutionBindings {
   virtual ~ExecutionBindings() = default;
   virtual kernels::WeightView matrix(WeightKind kind, int64_t layer) const = 0;
   virtual const float* vector(WeightKind kind, int64_t layer) const = 0;  // norm weights
+  // The bias of a projection, one value per weight row; only asked for by ops with add_bias.
+  virtual const float* bias(WeightKind kind, int64_t layer) const = 0;
   virtual int64_t cache_capacity() const = 0;
-  virtual float rope_theta() const = 0;
+  virtual kernels::RopeSpec rope() const = 0;
   virtual float norm_eps() const = 0;
   // Decode: row `row`'s cache for `layer`, seen from KV head kv_begin.
   virtual kernels::CacheView cache(int64_t row, int64_t layer, int64_t kv_begin) = 0;

@@ -87,6 +87,7 @@ struct Op {
   int64_t layer = -1;           // the decoder layer an op belongs to, -1 outside them
   int32_t shard = 0;            // tensor-parallel shard that runs it
   WeightSlice weight;           // for Embed, RmsNorm and MatMul
+  bool add_bias = false;        // MatMul: adds the weight's bias (its slice of it) to each row
   bool last_row_only = false;   // RmsNorm of prefill's head: only the last real token's row
   int64_t head_begin = 0;       // attention/rope: the query heads of this shard
   int64_t head_end = 0;

@@ -40,14 +40,19 @@ ModelShape parse(const json& c, const std::filesystem::path& path) {
   s.tied_embeddings = c.value("tied_embeddings", true);
   s.weight_dtype = parse_dtype(c.value("weight_dtype", "bf16"));
   s.kv_dtype = parse_dtype(c.value("kv_dtype", "bf16"));
-  const std::string architecture = c.value("architecture", "llama");
-  if (architecture == "llama") {
+  s.architecture = c.value("architecture", "llama");
+  if (s.architecture == "llama" || s.architecture == "qwen2") {
     s.hidden_dim = c.at("hidden_dim").get<int64_t>();
     s.kv_heads = c.value("n_kv_heads", s.heads);
-  } else if (architecture == "deepseek") {
+    s.head_dim = c.value("head_dim", int64_t{0});
+    if (s.architecture == "qwen2") {
+      s.attention_bias = true;
+      s.rope_pairs = kernels::RopePairs::Halves;
+    }
+  } else if (s.architecture == "deepseek") {
     read_latent_attention(c, s);
   } else {
-    throw ShapeError("unknown architecture '" + architecture + "' (llama or deepseek)");
+    throw ShapeError("unknown architecture '" + s.architecture + "' (llama, qwen2 or deepseek)");
   }
   s.finalise();
   return s;

@@ -45,10 +45,12 @@ void ModelShape::finalise() {
     return;
   }
   check_range("n_kv_heads", kv_heads, 1024);
-  if (dim % heads != 0) throw ShapeError("dim " + std::to_string(dim) + " is not divisible by n_heads " + std::to_string(heads));
+  if (head_dim == 0 && dim % heads != 0)
+    throw ShapeError("dim " + std::to_string(dim) + " is not divisible by n_heads " + std::to_string(heads) + " (set head_dim)");
   if (heads % kv_heads != 0)
     throw ShapeError("n_heads " + std::to_string(heads) + " is not a multiple of n_kv_heads " + std::to_string(kv_heads));
   if (head_dim == 0) head_dim = dim / heads;
+  check_range("the query width n_heads * head_dim", heads * head_dim, 1 << 16);
   check_range("head_dim", head_dim, 1 << 12);
   if (head_dim % 2 != 0) throw ShapeError("head_dim " + std::to_string(head_dim) + " must be even for RoPE");
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/dtype.h"
+#include "kernels/rope.h"
 
 namespace snapstream::graph {
 
@@ -41,15 +42,22 @@ struct ExpertShape {
 
 struct ModelShape {
   std::string name;
+  // The GGUF architecture its files declare: llama (also Mistral, TinyLlama), qwen2 (llama with
+  // q/k/v biases and half-split RoPE pairs) or deepseek.
+  std::string architecture = "llama";
   int64_t dim = 0;             // embedding width
   int64_t hidden_dim = 0;      // the dense MLP's width
   int64_t layers = 0;
   int64_t heads = 0;           // query heads
   int64_t kv_heads = 0;        // key/value heads, fewer than heads for GQA (grouped attention only)
   int64_t head_dim = 0;        // grouped attention only; finalise() makes 0 into dim / heads
+                               // (heads · head_dim may differ from dim)
   int64_t vocab = 0;
   int64_t context_length = 0;  // the longest sequence the model was trained for
   float rope_theta = 10000.0f;
+  kernels::RopePairs rope_pairs = kernels::RopePairs::Adjacent;
+  bool attention_bias = false;         // the q, k and v projections add a bias (Qwen2)
+  bool attention_output_bias = false;  // the output projection adds one
   float norm_eps = 1e-5f;
   bool tied_embeddings = true;  // the output projection shares the token embedding
   kernels::DType weight_dtype = kernels::DType::F32;

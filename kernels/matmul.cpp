@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/activation_rounding.h"
 #include "kernels/cpu/dot.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/dequantize.h"
@@ -17,13 +18,23 @@ constexpr int64_t kBandRows = 64;
 constexpr int64_t kGemmMinRows = 4;
 }  // namespace
 
-void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y, MatmulPath path) {
-  require(x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
+void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView& w, float* y, MatmulPath path) {
+  require(exact_x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
   require(m > 0 && w.rows > 0, "matmul", "empty shape");
   require(w.first_col >= 0 && w.first_col < block_layout(w.dtype).elements, "matmul", "column slice outside its block");
   // A packed matrix holds whole blocks; a column slice (strided) may start or end inside one.
   require(w.stride != 0 || row_length_supported(w.dtype, w.cols), "matmul",
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
+
+  // Block-quantised weights meet activations rounded to 8 bits, as in the reference (see
+  // activation_rounding.h). The buffer belongs to the calling thread and only grows.
+  const float* x = exact_x;
+  if (activation_block(w.dtype) != 0) {
+    thread_local std::vector<float> rounded;
+    rounded.resize(static_cast<size_t>(std::max<int64_t>(static_cast<int64_t>(rounded.size()), m * w.cols)));
+    round_activations(w.dtype, exact_x, m, w.cols, rounded.data());
+    x = rounded.data();
+  }
 
   if (path == MatmulPath::RowDots || m < kGemmMinRows) {
     pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {

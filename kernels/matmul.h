@@ -14,7 +14,8 @@ enum class MatmulPath : uint8_t {
             // m is: a row's result never depends on the other rows, so batching is invisible
 };
 
-// y is [m][w.rows]. Either path reads W from memory once.
+// y is [m][w.rows]. Either path reads W from memory once. With block-quantised weights x is
+// first rounded to the reference's 8-bit activation grid (activation_rounding.h).
 void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y,
             MatmulPath path = MatmulPath::Auto);
 

@@ -1,4 +1,5 @@
-// RMSNorm, in the operation order of the reference implementation so results match it.
+// RMS normalisation. The sum of squares accumulates in double, as llama.cpp's does: quantised
+// models round the normalised activations to 8 bits next, which turns small differences into steps.
 #include "kernels/rmsnorm.h"
 
 #include <cmath>
@@ -13,9 +14,10 @@ void rmsnorm(const float* x, const float* weight, int64_t rows, int64_t dim, flo
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * dim;
     float* yr = out + r * dim;
-    float sum_squares = 0.0f;
-    for (int64_t j = 0; j < dim; ++j) sum_squares += xr[j] * xr[j];
-    const float scale = 1.0f / std::sqrt(sum_squares / static_cast<float>(dim) + eps);
+    double sum_squares = 0.0;
+    for (int64_t j = 0; j < dim; ++j) sum_squares += static_cast<double>(xr[j] * xr[j]);
+    const float mean = static_cast<float>(sum_squares / static_cast<double>(dim));
+    const float scale = 1.0f / std::sqrt(mean + eps);
     for (int64_t j = 0; j < dim; ++j) yr[j] = weight[j] * (scale * xr[j]);
   }
 }

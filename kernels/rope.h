@@ -1,13 +1,24 @@
-// Rotary position embedding on adjacent pairs (x[2i], x[2i+1]) of each head.
+// Rotary position embedding of each head's pairs: adjacent pairs (x[2i], x[2i+1]) as Llama
+// stores its heads, or halves (x[i], x[i + d/2]) as GPT-NeoX and Qwen2 do.
 #pragma once
 
 #include <cstdint>
 
 namespace snapstream::kernels {
 
+enum class RopePairs : uint8_t { Adjacent, Halves };
+
+struct RopeSpec {
+  float theta = 10000.0f;
+  RopePairs pairs = RopePairs::Adjacent;
+  // head_dim / 2 divisors of each pair's frequency, or null: Llama 3.x bakes its long-context
+  // frequency scaling into these (rope_freqs.weight).
+  const float* divisors = nullptr;
+};
+
 // Rotates `heads` vectors of head_dim floats stored back to back, all at one position.
-// Pair i turns by position * theta^(-2i/head_dim). A negative position turns back: rotations
-// compose, so rope(rope(x, a), -b) is x at position a - b (up to rounding).
-void rope(float* x, int64_t heads, int64_t head_dim, int64_t position, float theta);
+// Pair i turns by position * theta^(-2i/head_dim) / divisors[i]. A negative position turns
+// back: rotations compose, so rope(rope(x, a), -b) is x at position a - b (up to rounding).
+void rope(float* x, int64_t heads, int64_t head_dim, int64_t position, const RopeSpec& spec);
 
 }  // namespace snapstream::kernels

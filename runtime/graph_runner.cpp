@@ -91,8 +91,19 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
     }
   }
 
+  const float* bias(graph::WeightKind kind, int64_t layer) const override {
+    using K = graph::WeightKind;
+    switch (kind) {
+      case K::Wq: return layer_of(layer).bq;
+      case K::Wk: return layer_of(layer).bk;
+      case K::Wv: return layer_of(layer).bv;
+      case K::Wo: return layer_of(layer).bo;
+      default: return nullptr;
+    }
+  }
+
   int64_t cache_capacity() const override { return cache_.capacity(); }
-  float rope_theta() const override { return model_.shape.rope_theta; }
+  kernels::RopeSpec rope() const override { return model_.rope(); }
   float norm_eps() const override { return model_.shape.norm_eps; }
   int64_t observation_window() const override { return cache_.config().window; }
 
@@ -111,7 +122,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   void compact(int64_t layer, const kernels::AttentionShape& shard, int64_t kv_begin, const float* keys, const float* values,
                int64_t length, const float* window_queries, int64_t window) override {
     const auto start = std::chrono::steady_clock::now();
-    compact_layer(pool_, cache_.config(), model_.shape.rope_theta, shard, keys, values, length, window_queries, window,
+    compact_layer(pool_, cache_.config(), model_.rope(), shard, keys, values, length, window_queries, window,
                   shard_view(slots.front(), layer, kv_begin));
     compaction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }

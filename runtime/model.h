@@ -14,7 +14,11 @@ namespace snapstream::runtime {
 
 struct LayerWeights {
   const float* attention_norm = nullptr;  // [dim]
-  kernels::WeightView wq, wk, wv, wo;     // [dim][dim], [kv_dim][dim] x2, [dim][dim]
+  kernels::WeightView wq, wk, wv, wo;     // [q_dim][dim], [kv_dim][dim] x2, [dim][q_dim]
+  const float* bq = nullptr;              // [q_dim], [kv_dim], [kv_dim]: Qwen2's biases, else null
+  const float* bk = nullptr;
+  const float* bv = nullptr;
+  const float* bo = nullptr;              // [dim], or null
   const float* mlp_norm = nullptr;        // [dim]
   kernels::WeightView w_gate, w_up;       // [hidden][dim]
   kernels::WeightView w_down;             // [dim][hidden]
@@ -25,6 +29,7 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   const float* final_norm = nullptr;    // [dim]
   kernels::WeightView output;           // [vocab][dim]; the embedding when tied
+  const float* rope_divisors = nullptr;  // [head_dim / 2] per-pair frequency divisors, or null
 
   // Bytes of the matrices a decode step reads once (all projections and the classifier).
   int64_t bytes_read_per_token() const;
@@ -40,6 +45,9 @@ class Model {
   std::string path;
   std::string format;  // "gguf" or "llama2.c"
   std::string chat_template;  // the file's tokenizer.chat_template (Jinja), empty when it has none
+
+  // How the model rotates its queries and keys: the shape's base and pairing, the file's divisors.
+  kernels::RopeSpec rope() const { return {shape.rope_theta, shape.rope_pairs, weights.rope_divisors}; }
 
   // Keeps the mapping and any converted (owned) tensors alive for the weight views.
   std::shared_ptr<const MappedFile> mapping;

@@ -1,5 +1,8 @@
-// Llama-family models from GGUF: hyper-parameters from `llama.*` metadata, the SentencePiece
-// vocabulary from `tokenizer.ggml.*`, and weights used in place from the mapping.
+// Llama-family models from GGUF (llama, and qwen2 with its biases and half-split RoPE):
+// hyper-parameters from `{architecture}.*` metadata, the vocabulary from `tokenizer.ggml.*`, and
+// weights used in place from the mapping.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -162,25 +165,36 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
 
   const GgufValue* arch = gguf.find("general.architecture");
   if (arch == nullptr || arch->as_string() == nullptr) reader.fail("missing metadata key 'general.architecture'");
-  if (*arch->as_string() != "llama")
-    reader.fail("architecture '" + *arch->as_string() + "' is not supported; this engine runs the llama family");
+  const std::string architecture = *arch->as_string();
+  if (architecture != "llama" && architecture != "qwen2")
+    reader.fail("architecture '" + architecture + "' is not supported (supported: llama, qwen2; Mistral and TinyLlama files declare llama)");
+  // Hyper-parameters live under the architecture's own prefix: llama.block_count, qwen2.block_count.
+  const std::string prefix = architecture + ".";
 
   graph::ModelShape& c = model->shape;
+  c.architecture = architecture;
   const GgufValue* name = gguf.find("general.name");
-  c.name = name && name->as_string() ? *name->as_string() : "llama";
+  c.name = name && name->as_string() ? *name->as_string() : architecture;
   auto bounded = [&](const std::string& key) {
-    const uint64_t value = reader.required_uint(key);
-    if (value > (uint64_t{1} << 32)) reader.fail("metadata key '" + key + "' = " + std::to_string(value) + " is implausibly large");
+    const uint64_t value = reader.required_uint(prefix + key);
+    if (value > (uint64_t{1} << 32)) reader.fail("metadata key '" + prefix + key + "' = " + std::to_string(value) + " is implausibly large");
     return static_cast<int64_t>(value);
   };
-  c.dim = bounded("llama.embedding_length");
-  c.hidden_dim = bounded("llama.feed_forward_length");
-  c.layers = bounded("llama.block_count");
-  c.heads = bounded("llama.attention.head_count");
-  c.kv_heads = gguf.find("llama.attention.head_count_kv") ? bounded("llama.attention.head_count_kv") : c.heads;
-  c.context_length = bounded("llama.context_length");
-  c.norm_eps = reader.optional_float("llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  c.rope_theta = reader.optional_float("llama.rope.freq_base", 10000.0f);
+  auto has = [&](const std::string& key) { return gguf.find(prefix + key) != nullptr; };
+  c.dim = bounded("embedding_length");
+  c.hidden_dim = bounded("feed_forward_length");
+  c.layers = bounded("block_count");
+  c.heads = bounded("attention.head_count");
+  c.kv_heads = has("attention.head_count_kv") ? bounded("attention.head_count_kv") : c.heads;
+  c.context_length = bounded("context_length");
+  c.norm_eps = reader.optional_float(prefix + "attention.layer_norm_rms_epsilon", 1e-5f);
+  c.rope_theta = reader.optional_float(prefix + "rope.freq_base", 10000.0f);
+  c.rope_pairs = architecture == "qwen2" ? kernels::RopePairs::Halves : kernels::RopePairs::Adjacent;
+  if (has("attention.key_length")) c.head_dim = bounded("attention.key_length");
+  if (has("attention.value_length") && bounded("attention.value_length") != (c.head_dim ? c.head_dim : c.dim / std::max<int64_t>(c.heads, 1)))
+    reader.fail("attention.value_length differs from the key length: heads with different key and value widths are not supported");
+  c.attention_bias = gguf.find_tensor("blk.0.attn_q.bias") != nullptr;
+  c.attention_output_bias = gguf.find_tensor("blk.0.attn_output.bias") != nullptr;
   const GgufTensor& embedding = reader.find("token_embd.weight");
   c.vocab = embedding.dims.size() == 2 ? embedding.dims[1] : 0;
   c.tied_embeddings = gguf.find_tensor("output.weight") == nullptr;
@@ -189,28 +203,40 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
   } catch (const graph::ShapeError& e) {
     reader.fail(e.what());
   }
-  if (gguf.find("llama.rope.dimension_count") && bounded("llama.rope.dimension_count") != c.head_dim)
-    reader.fail("partial rotary embeddings (llama.rope.dimension_count != head_dim) are not supported");
+  if (has("rope.dimension_count") && bounded("rope.dimension_count") != c.head_dim)
+    reader.fail("partial rotary embeddings (" + prefix + "rope.dimension_count != head_dim) are not supported");
 
-  const int64_t d = c.dim, kv = c.kv_dim(), h = c.hidden_dim;
+  const int64_t d = c.dim, q = c.heads * c.head_dim, kv = c.kv_dim(), h = c.hidden_dim;
   ModelWeights& w = model->weights;
   w.token_embedding = reader.matrix("token_embd.weight", c.vocab, d);
   w.layers.resize(static_cast<size_t>(c.layers));
   for (int64_t i = 0; i < c.layers; ++i) {
-    const std::string prefix = "blk." + std::to_string(i) + ".";
+    const std::string blk = "blk." + std::to_string(i) + ".";
     LayerWeights& layer = w.layers[static_cast<size_t>(i)];
-    layer.attention_norm = reader.vector(prefix + "attn_norm.weight", d);
-    layer.wq = reader.matrix(prefix + "attn_q.weight", d, d);
-    layer.wk = reader.matrix(prefix + "attn_k.weight", kv, d);
-    layer.wv = reader.matrix(prefix + "attn_v.weight", kv, d);
-    layer.wo = reader.matrix(prefix + "attn_output.weight", d, d);
-    layer.mlp_norm = reader.vector(prefix + "ffn_norm.weight", d);
-    layer.w_gate = reader.matrix(prefix + "ffn_gate.weight", h, d);
-    layer.w_up = reader.matrix(prefix + "ffn_up.weight", h, d);
-    layer.w_down = reader.matrix(prefix + "ffn_down.weight", d, h);
+    layer.attention_norm = reader.vector(blk + "attn_norm.weight", d);
+    layer.wq = reader.matrix(blk + "attn_q.weight", q, d);
+    layer.wk = reader.matrix(blk + "attn_k.weight", kv, d);
+    layer.wv = reader.matrix(blk + "attn_v.weight", kv, d);
+    layer.wo = reader.matrix(blk + "attn_output.weight", d, q);
+    if (c.attention_bias) {
+      layer.bq = reader.vector(blk + "attn_q.bias", q);
+      layer.bk = reader.vector(blk + "attn_k.bias", kv);
+      layer.bv = reader.vector(blk + "attn_v.bias", kv);
+    }
+    if (c.attention_output_bias) layer.bo = reader.vector(blk + "attn_output.bias", d);
+    layer.mlp_norm = reader.vector(blk + "ffn_norm.weight", d);
+    layer.w_gate = reader.matrix(blk + "ffn_gate.weight", h, d);
+    layer.w_up = reader.matrix(blk + "ffn_up.weight", h, d);
+    layer.w_down = reader.matrix(blk + "ffn_down.weight", d, h);
   }
   w.final_norm = reader.vector("output_norm.weight", d);
   w.output = c.tied_embeddings ? w.token_embedding : reader.matrix("output.weight", c.vocab, d);
+  if (gguf.find_tensor("rope_freqs.weight") != nullptr) {
+    w.rope_divisors = reader.vector("rope_freqs.weight", c.head_dim / 2);
+    for (int64_t i = 0; i < c.head_dim / 2; ++i)
+      if (!(w.rope_divisors[i] > 0.0f) || !std::isfinite(w.rope_divisors[i]))
+        reader.fail("rope_freqs.weight holds " + std::to_string(w.rope_divisors[i]) + ", not a positive frequency divisor");
+  }
 
   model->tokenizer = read_tokenizer(gguf, reader);
   const GgufValue* chat_template = gguf.find("tokenizer.chat_template");

@@ -28,7 +28,7 @@ void select_at_random(uint64_t seed, int64_t kv_heads, int64_t begin, int64_t en
   }
 }
 
-void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, float rope_theta, const kernels::AttentionShape& shape,
+void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, const kernels::RopeSpec& rope, const kernels::AttentionShape& shape,
                    const float* keys, const float* values, int64_t length, const float* window_queries, int64_t window,
                    const LayerCacheView& cache) {
   const int64_t capacity = config.capacity, kv_heads = shape.kv_heads, hd = shape.head_dim;
@@ -67,7 +67,7 @@ void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, fl
     std::fill_n(cache.live + kv * capacity, capacity, uint8_t{1});
     if (config.positions == PositionMode::Reindexed)
       for (int64_t slot = 0; slot < capacity; ++slot)
-        kernels::rope(cache.keys + (kv * capacity + slot) * hd, 1, hd, slot - kept[static_cast<size_t>(slot)], rope_theta);
+        kernels::rope(cache.keys + (kv * capacity + slot) * hd, 1, hd, slot - kept[static_cast<size_t>(slot)], rope);
   }
 }
 

@@ -17,8 +17,8 @@ namespace snapstream::runtime {
 // per KV head, the S sink positions, the K best-scoring candidates of [S, length - R) in
 // ascending order (or K random ones, with Selection::Random), and the last R positions in the ring (its oldest entry in the ring's first slot).
 // With re-indexed positions the kept keys turn from their position to their entry index (see
-// SlotKvCache::next_rotation), which needs the model's `rope_theta`.
-void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, float rope_theta, const kernels::AttentionShape& shape,
+// SlotKvCache::next_rotation), which needs the model's RoPE.
+void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, const kernels::RopeSpec& rope, const kernels::AttentionShape& shape,
                    const float* keys, const float* values, int64_t length, const float* window_queries, int64_t window,
                    const LayerCacheView& cache);
 

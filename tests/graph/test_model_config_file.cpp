@@ -39,8 +39,10 @@ TEST_CASE("every shipped model config reads into a finalised shape with its dtyp
     const graph::ModelShape shape = graph::read_model_config(entry.path());
     CHECK(shape.name == name);
     CHECK(shape.context_length == json.at("context_length").get<int64_t>());
-    CHECK(shape.runs_on_cpu() == (json.value("architecture", "llama") == "llama"));
-    if (shape.runs_on_cpu()) CHECK(shape.head_dim * shape.heads == shape.dim);
+    const std::string architecture = json.value("architecture", "llama");
+    CHECK(shape.runs_on_cpu() == (architecture != "deepseek"));
+    if (shape.runs_on_cpu()) CHECK(shape.head_dim * shape.heads == json.value("head_dim", shape.dim / shape.heads) * shape.heads);
+    CHECK(shape.attention_bias == (architecture == "qwen2"));
     ++checked;
   }
   CHECK(checked >= 8);

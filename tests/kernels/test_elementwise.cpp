@@ -25,7 +25,7 @@ TEST_CASE("rmsnorm scales each row to unit RMS times the weight", "[elementwise]
 
 TEST_CASE("rope rotates adjacent pairs by position times frequency", "[elementwise]") {
   std::vector<float> x = {1, 0, 1, 0, 0, 1, 0, 1};  // two heads of dim 4
-  rope(x.data(), 2, 4, 3, 10000.0f);
+  rope(x.data(), 2, 4, 3, RopeSpec{10000.0f});
   // Pair 0 turns by 3 rad, pair 1 by 3 / 100 rad.
   CHECK(x[0] == Approx(std::cos(3.0)));
   CHECK(x[1] == Approx(std::sin(3.0)));
@@ -34,7 +34,24 @@ TEST_CASE("rope rotates adjacent pairs by position times frequency", "[elementwi
   CHECK(x[4] == Approx(-std::sin(3.0)));
   CHECK(x[5] == Approx(std::cos(3.0)));
   std::vector<float> odd(3);
-  CHECK_THROWS_AS(rope(odd.data(), 1, 3, 0, 10000.0f), KernelArgumentError);
+  CHECK_THROWS_AS(rope(odd.data(), 1, 3, 0, RopeSpec{10000.0f}), KernelArgumentError);
+}
+
+TEST_CASE("half-split rope pairs x[i] with x[i + d/2], and divisors slow each pair down", "[elementwise]") {
+  std::vector<float> x = {1, 1, 0, 0};  // one head of dim 4: pairs (x0, x2) and (x1, x3)
+  const float divisors[2] = {1.0f, 8.0f};
+  rope(x.data(), 1, 4, 3, RopeSpec{10000.0f, RopePairs::Halves, divisors});
+  // Pair 0 turns by 3 rad; pair 1 by 3 / 100 / 8 rad.
+  CHECK(x[0] == Approx(std::cos(3.0)));
+  CHECK(x[2] == Approx(std::sin(3.0)));
+  CHECK(x[1] == Approx(std::cos(0.03 / 8)));
+  CHECK(x[3] == Approx(std::sin(0.03 / 8)));
+  // Turning back by the same position restores the input.
+  rope(x.data(), 1, 4, -3, RopeSpec{10000.0f, RopePairs::Halves, divisors});
+  CHECK(x[0] == Approx(1.0f));
+  CHECK(x[1] == Approx(1.0f));
+  CHECK(x[2] == Approx(0.0f).margin(1e-6));
+  CHECK(x[3] == Approx(0.0f).margin(1e-6));
 }
 
 TEST_CASE("softmax sums to one and survives large logits", "[elementwise]") {

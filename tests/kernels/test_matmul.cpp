@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/activation_rounding.h"
 #include "kernels/cpu/dot.h"
 #include "kernels/dequantize.h"
 #include "kernels/errors.h"
@@ -53,9 +54,12 @@ TEST_CASE("matmul matches a naive reference for every dtype and batch size", "[m
   const WeightView& w = stored.view;
   const std::vector<float>& expanded = stored.expanded;
 
-  const auto x = random_values(static_cast<size_t>(m * cols), 2);
+  const auto exact_x = random_values(static_cast<size_t>(m * cols), 2);
   std::vector<float> y(static_cast<size_t>(m * rows), -99.0f);
-  matmul(pool, x.data(), m, w, y.data());
+  matmul(pool, exact_x.data(), m, w, y.data());
+  // The reference multiplies the activations as the kernel sees them (rounded for Q8_0).
+  std::vector<float> x(exact_x.size());
+  round_activations(dtype, exact_x.data(), m, cols, x.data());
   for (int64_t i = 0; i < m; ++i)
     for (int64_t r = 0; r < rows; ++r) {
       double expected = 0.0;
@@ -78,9 +82,11 @@ TEST_CASE("matmul of block-quantised rows and column slices matches a naive refe
     INFO("dtype " << dtype_name(dtype) << " m " << m << " columns " << begin << ".." << end);
     const WeightView w = whole.column_slice(begin, end);
     const int64_t k = end - begin;
-    const auto x = random_values(static_cast<size_t>(m * k), 6);
+    const auto exact_x = random_values(static_cast<size_t>(m * k), 6);
     std::vector<float> y(static_cast<size_t>(m * rows), -99.0f);
-    matmul(pool, x.data(), m, w, y.data(), path);
+    matmul(pool, exact_x.data(), m, w, y.data(), path);
+    std::vector<float> x(exact_x.size());
+    round_activations(dtype, exact_x.data(), m, k, x.data());
     for (int64_t i = 0; i < m; ++i)
       for (int64_t r = 0; r < rows; ++r) {
         double expected = 0.0;
@@ -91,7 +97,7 @@ TEST_CASE("matmul of block-quantised rows and column slices matches a naive refe
       // Batching is invisible: each row alone gives the same bits.
       for (int64_t i = 0; i < m; ++i) {
         std::vector<float> alone(static_cast<size_t>(rows));
-        matmul(pool, x.data() + i * k, 1, w, alone.data(), path);
+        matmul(pool, exact_x.data() + i * k, 1, w, alone.data(), path);
         for (int64_t r = 0; r < rows; ++r) REQUIRE(alone[r] == y[i * rows + r]);
       }
     }

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/activation_rounding.h"
 #include "kernels/dequantize.h"
 #include "kernels/quant_blocks.h"
 #include "kernels/quantize.h"
@@ -265,4 +266,39 @@ TEST_CASE("a span starting inside a block decodes the same values as the whole r
     dequantize_span(dtype, row.packed.data(), first, count, part.data());
     for (int64_t i = 0; i < count; ++i) REQUIRE(part[i] == whole[first + i]);
   }
+}
+
+TEST_CASE("activations meet Q8_0 weights on the Q8_0 grid: f16 scale amax/127, ties to even", "[quant]") {
+  std::vector<float> x(32, 0.0f);
+  x[0] = 1.27f;     // amax: q = 127
+  x[1] = -0.635f;   // q = -63.5, which rounds to the even -64
+  x[2] = 0.005f;    // q = 0.5 -> 0
+  std::vector<float> out(32);
+  round_activations(DType::Q4_0, x.data(), 1, 32, out.data());
+  const float scale = f16_to_f32(f32_to_f16(0.01f));  // 0.0099945...
+  CHECK(out[0] == 127 * scale);
+  CHECK(out[1] == -64 * scale);
+  CHECK(out[2] == 0.0f);
+  CHECK(activation_block(DType::Q8_0) == 32);
+  CHECK(activation_block(DType::F16) == 0);
+}
+
+TEST_CASE("activations meet K-quant weights on the Q8_K grid: the signed extreme maps to -127", "[quant]") {
+  std::vector<float> x(256, 0.0f);
+  x[0] = -2.54f;  // the extreme: inverse scale -127 / -2.54 = 50, q = -127, back to -2.54
+  x[1] = 2.54f;
+  x[2] = 0.03f;   // 0.03 / 0.02 = 1.5 -> 2 (even)
+  x[3] = 0.01f;   // 0.5 -> 0
+  std::vector<float> out(256);
+  round_activations(DType::Q6_K, x.data(), 1, 256, out.data());
+  CHECK(out[0] == Approx(-2.54f));
+  CHECK(out[1] == Approx(2.54f));
+  CHECK(out[2] == Approx(0.04f));
+  CHECK(out[3] == 0.0f);
+  // A shorter last block (a column slice) is its own block.
+  std::vector<float> tail = {0.5f, -0.25f};
+  round_activations(DType::Q4_K, tail.data(), 1, 2, tail.data());
+  CHECK(tail[0] == Approx(0.5f));
+  CHECK(tail[1] == Approx(-0.25f).epsilon(0.01));
+  CHECK(activation_block(DType::Q4_K) == 256);
 }

@@ -1,0 +1,67 @@
+// Q8_0 and Q8_K rounding of activation blocks, with the scale conventions of each format.
+#include "kernels/activation_rounding.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace snapstream::kernels {
+namespace {
+
+// Q8_0: scale amax / 127 stored as f16; q = x · 127 / amax, rounded to nearest even.
+void round_q8_0(const float* x, int64_t n, float* out) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i]));
+  const float inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
+  const float scale = f16_to_f32(f32_to_f16(amax / 127.0f));
+  for (int64_t i = 0; i < n; ++i) out[i] = scale * std::nearbyint(x[i] * inverse);
+}
+
+// Q8_K: the value of largest magnitude maps to -127 (scale -max / 127, kept in f32); the
+// opposite end may round to 128, which is clamped to 127.
+void round_q8_k(const float* x, int64_t n, float* out) {
+  float extreme = 0.0f;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::fabs(x[i]) > std::fabs(extreme)) extreme = x[i];
+  if (extreme == 0.0f) {
+    std::fill_n(out, n, 0.0f);
+    return;
+  }
+  const float inverse = -127.0f / extreme;
+  const float scale = 1.0f / inverse;
+  for (int64_t i = 0; i < n; ++i) out[i] = scale * std::min(127.0f, std::nearbyint(inverse * x[i]));
+}
+
+}  // namespace
+
+int64_t activation_block(DType weight_dtype) {
+  switch (weight_dtype) {
+    case DType::Q8_0:
+    case DType::Q4_0:
+    case DType::Q5_0: return 32;
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K: return 256;
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16: return 0;
+  }
+  return 0;
+}
+
+void round_activations(DType weight_dtype, const float* x, int64_t rows, int64_t cols, float* out) {
+  const int64_t block = activation_block(weight_dtype);
+  if (block == 0) {
+    if (out != x) std::copy_n(x, rows * cols, out);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; c += block) {
+      const int64_t n = std::min(block, cols - c);
+      if (block == 32)
+        round_q8_0(x + r * cols + c, n, out + r * cols + c);
+      else
+        round_q8_k(x + r * cols + c, n, out + r * cols + c);
+    }
+}
+
+}  // namespace snapstream::kernels

@@ -1,0 +1,22 @@
+// The 8-bit grids that activations are rounded to before a product with block-quantised
+// weights. llama.cpp's CPU backend multiplies Q8_0, Q4_0 and Q5_0 weights with activations
+// quantised to Q8_0 (blocks of 32, f16 scale) and K-quant weights with activations in Q8_K
+// (blocks of 256, f32 scale); rounding ours the same way makes our logits those of the files'
+// reference implementation rather than of an exact product, which random-weight models tell apart.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/dtype.h"
+
+namespace snapstream::kernels {
+
+// Activation values per rounding block for weights of `weight_dtype`; 0 when activations stay
+// exact (the float types).
+int64_t activation_block(DType weight_dtype);
+
+// out = x rounded to the grid of activation_block(weight_dtype), row by row; blocks start at
+// each row's first column and the last may be shorter. out may be x.
+void round_activations(DType weight_dtype, const float* x, int64_t rows, int64_t cols, float* out);
+
+}  // namespace snapstream::kernels
