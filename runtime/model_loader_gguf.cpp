@@ -11,6 +11,7 @@
 #include "runtime/errors.h"
 #include "runtime/gguf_file.h"
 #include "runtime/model_loaders.h"
+#include "runtime/tokenizer_gguf.h"
 
 namespace snapstream::runtime {
 namespace {
@@ -90,71 +91,6 @@ class GgufModelReader {
   const GgufFile& gguf_;
   Model& model_;
 };
-
-// GGUF's SentencePiece vocabularies spell a space as U+2581 ("▁").
-std::string piece_text(const std::string& stored) {
-  static const std::string kSpaceMark = "\xE2\x96\x81";
-  std::string text;
-  for (size_t i = 0; i < stored.size();) {
-    if (stored.compare(i, kSpaceMark.size(), kSpaceMark) == 0) {
-      text += ' ';
-      i += kSpaceMark.size();
-    } else {
-      text += stored[i++];
-    }
-  }
-  return text;
-}
-
-Tokenizer read_tokenizer(const GgufFile& gguf, const GgufModelReader& reader) {
-  const GgufValue* model_kind = gguf.find("tokenizer.ggml.model");
-  if (model_kind == nullptr || model_kind->as_string() == nullptr) reader.fail("missing metadata key 'tokenizer.ggml.model'");
-  if (*model_kind->as_string() != "llama")
-    reader.fail("tokenizer model '" + *model_kind->as_string() + "' is not supported (only SentencePiece 'llama')");
-  const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
-  if (tokens == nullptr || tokens->as_array() == nullptr || tokens->element_type() != GgufValueType::String)
-    reader.fail("metadata key 'tokenizer.ggml.tokens' must be an array of strings");
-  const auto& token_array = *tokens->as_array();
-  const size_t n = token_array.size();
-
-  auto optional_array = [&](const char* key, GgufValueType type) -> const GgufValue::Array* {
-    const GgufValue* value = gguf.find(key);
-    if (value == nullptr) return nullptr;
-    if (value->as_array() == nullptr || value->element_type() != type || value->as_array()->size() != n)
-      reader.fail(std::string("metadata key '") + key + "' must be an array of " + std::string(gguf_value_type_name(type)) +
-                  " with one entry per token (" + std::to_string(n) + ")");
-    return value->as_array();
-  };
-  const auto* scores = optional_array("tokenizer.ggml.scores", GgufValueType::Float32);
-  const auto* types = optional_array("tokenizer.ggml.token_type", GgufValueType::Int32);
-
-  std::vector<std::string> pieces;
-  std::vector<float> score_values;
-  std::vector<TokenKind> kinds;
-  pieces.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    pieces.push_back(piece_text(*token_array[i].as_string()));
-    score_values.push_back(scores ? static_cast<float>(*(*scores)[i].as_double()) : 0.0f);
-    TokenKind kind = TokenKind::Normal;
-    switch (types ? *(*types)[i].as_int() : 1) {
-      case 2: kind = TokenKind::Unknown; break;
-      case 3: case 5: kind = TokenKind::Control; break;
-      case 6: kind = TokenKind::Byte; break;
-      default: break;
-    }
-    kinds.push_back(kind);
-  }
-  auto special = [&](const char* key, uint64_t fallback) -> int32_t {
-    const uint64_t id = gguf.find(key) ? reader.required_uint(key) : fallback;
-    if (id >= n) reader.fail(std::string("metadata key '") + key + "' = " + std::to_string(id) + " is outside the vocabulary");
-    return static_cast<int32_t>(id);
-  };
-  const int32_t bos = special("tokenizer.ggml.bos_token_id", 1);
-  const int32_t eos = special("tokenizer.ggml.eos_token_id", 2);
-  const GgufValue* unknown_key = gguf.find("tokenizer.ggml.unknown_token_id");
-  const int32_t unknown = unknown_key ? special("tokenizer.ggml.unknown_token_id", 0) : -1;
-  return Tokenizer(std::move(pieces), std::move(score_values), std::move(kinds), bos, eos, unknown);
-}
 
 }  // namespace
 
@@ -238,7 +174,7 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
         reader.fail("rope_freqs.weight holds " + std::to_string(w.rope_divisors[i]) + ", not a positive frequency divisor");
   }
 
-  model->tokenizer = read_tokenizer(gguf, reader);
+  model->tokenizer = read_gguf_tokenizer(gguf);
   const GgufValue* chat_template = gguf.find("tokenizer.chat_template");
   if (chat_template != nullptr && chat_template->as_string() != nullptr) model->chat_template = *chat_template->as_string();
   if (model->tokenizer.vocab_size() != c.vocab)

@@ -1,11 +1,10 @@
-// BPE encoding with a heap of candidate merges over a linked list of symbols, so long prompts
-// encode in O(n log n). The merge order equals the reference's repeated scan: highest score
-// first, leftmost on ties.
+// The tokenizer's vocabulary tables, special-token cutting, the byte-level BPE path and
+// decoding; the SentencePiece merge lives in tokenizer_sentence_piece.cpp.
 #include "runtime/tokenizer.h"
 
-#include <cstdio>
-#include <queue>
+#include <algorithm>
 
+#include "runtime/byte_symbols.h"
 #include "runtime/errors.h"
 
 namespace snapstream::runtime {
@@ -25,129 +24,167 @@ int parse_byte_piece(std::string_view piece) {
   return value;
 }
 
-size_t utf8_char_length(std::string_view text, size_t start) {
-  size_t length = 1;
-  while (start + length < text.size() && length < 4 && (static_cast<unsigned char>(text[start + length]) & 0xC0) == 0x80)
-    ++length;
-  return length;
-}
+// Spellings of end-of-turn tokens across chat models: generation stops on them too.
+constexpr std::string_view kEndOfGenerationTexts[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
+                                                      "<|eom_id|>"};
+
+bool special_kind(TokenKind kind) { return kind == TokenKind::Control || kind == TokenKind::UserDefined || kind == TokenKind::Unknown; }
 
 }  // namespace
 
 Tokenizer::Tokenizer(std::vector<std::string> pieces, std::vector<float> scores, std::vector<TokenKind> kinds,
                      int32_t bos_id, int32_t eos_id, int32_t unknown_id)
-    : pieces_(std::move(pieces)), scores_(std::move(scores)), kinds_(std::move(kinds)), bos_id_(bos_id), eos_id_(eos_id),
-      unknown_id_(unknown_id) {
-  const auto n = static_cast<int32_t>(pieces_.size());
-  if (scores_.size() != pieces_.size() || kinds_.size() != pieces_.size())
+    : Tokenizer(Vocabulary{TokenizerModel::SentencePiece, std::move(pieces), std::move(scores), std::move(kinds), {}, "default",
+                           bos_id, eos_id, unknown_id}) {}
+
+Tokenizer::Tokenizer(Vocabulary vocabulary) : v_(std::move(vocabulary)) {
+  const auto n = static_cast<int32_t>(v_.pieces.size());
+  if (v_.kinds.size() != v_.pieces.size() || (!v_.scores.empty() && v_.scores.size() != v_.pieces.size()))
     throw Error("tokenizer: pieces, scores and kinds differ in length");
-  for (int32_t id : {bos_id_, eos_id_})
+  if (v_.model == TokenizerModel::SentencePiece && v_.scores.size() != v_.pieces.size())
+    throw Error("tokenizer: a SentencePiece vocabulary needs one score per token");
+  for (int32_t id : {v_.bos_id, v_.eos_id})
     if (id < 0 || id >= n) throw Error("tokenizer: BOS/EOS id " + std::to_string(id) + " is outside the vocabulary");
-  if (unknown_id_ >= n) unknown_id_ = -1;
+  if (v_.unknown_id >= n) v_.unknown_id = -1;
   byte_tokens_.fill(-1);
-  ids_.reserve(pieces_.size());
+  ids_.reserve(v_.pieces.size());
   for (int32_t id = 0; id < n; ++id) {
-    ids_.emplace(pieces_[static_cast<size_t>(id)], id);  // the first of duplicate pieces wins
-    const int byte = parse_byte_piece(pieces_[static_cast<size_t>(id)]);
+    const std::string& piece = v_.pieces[static_cast<size_t>(id)];
+    ids_.emplace(piece, id);  // the first of duplicate pieces wins
+    const int byte = parse_byte_piece(piece);
     if (byte >= 0 && byte_tokens_[static_cast<size_t>(byte)] < 0) byte_tokens_[static_cast<size_t>(byte)] = id;
+    if (special_kind(v_.kinds[static_cast<size_t>(id)]) && !piece.empty()) special_tokens_.push_back(id);
+  }
+  std::stable_sort(special_tokens_.begin(), special_tokens_.end(),
+                   [&](int32_t a, int32_t b) { return piece(a).size() > piece(b).size(); });
+  end_of_generation_.push_back(v_.eos_id);
+  for (const int32_t id : v_.end_of_generation)
+    if (id >= 0 && id < n) end_of_generation_.push_back(id);
+  for (const std::string_view text : kEndOfGenerationTexts)
+    if (const int32_t id = lookup(text); id >= 0 && kind(id) != TokenKind::Normal) end_of_generation_.push_back(id);
+  std::sort(end_of_generation_.begin(), end_of_generation_.end());
+  end_of_generation_.erase(std::unique(end_of_generation_.begin(), end_of_generation_.end()), end_of_generation_.end());
+  if (v_.model == TokenizerModel::BytePairs) {
+    merges_ = BpeMerges(v_.merges);
+    bool known = true;
+    pre_tokenizer_ = std::make_unique<PreTokenizer>(PreTokenizer::for_name(v_.pre, known));
   }
 }
+
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
+Tokenizer::~Tokenizer() = default;
 
 int32_t Tokenizer::lookup(std::string_view piece) const {
   const auto it = ids_.find(std::string(piece));
   return it == ids_.end() ? -1 : it->second;
 }
 
-std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos, bool add_eos) const {
-  std::vector<int32_t> symbols;
-  auto push_text = [&](std::string_view character) {
-    if (const int32_t id = lookup(character); id >= 0) {
-      symbols.push_back(id);
-      return;
-    }
-    for (char c : character) {
-      const int32_t byte_id = byte_tokens_[static_cast<unsigned char>(c)];
-      if (byte_id >= 0) symbols.push_back(byte_id);
-      else if (unknown_id_ >= 0) symbols.push_back(unknown_id_);
-    }
-  };
-  if (!text.empty()) push_text(" ");
-  for (size_t i = 0; i < text.size();) {
-    const size_t length = utf8_char_length(text, i);
-    push_text(text.substr(i, length));
-    i += length;
-  }
+bool Tokenizer::ends_generation(int32_t id) const {
+  return std::binary_search(end_of_generation_.begin(), end_of_generation_.end(), id);
+}
 
-  // Doubly linked list over `symbols`; merged-away entries get id -1.
-  const auto n = static_cast<int64_t>(symbols.size());
-  std::vector<int64_t> prev(static_cast<size_t>(n)), next(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    prev[static_cast<size_t>(i)] = i - 1;
-    next[static_cast<size_t>(i)] = i + 1 < n ? i + 1 : -1;
-  }
-  struct Candidate {
-    float score;
-    int64_t left;
-    int32_t left_id, right_id, merged_id;
-    bool operator<(const Candidate& other) const {
-      if (score != other.score) return score < other.score;
-      return left > other.left;  // earlier position first on equal scores
+std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special, bool parse_special) const {
+  // Cut the text at special tokens, longest first: fragments are text (token -1) or one token.
+  struct Fragment {
+    std::string_view text;
+    int32_t token;
+  };
+  std::vector<Fragment> fragments = {{text, -1}};
+  for (const int32_t special : special_tokens_) {
+    if (!parse_special && kind(special) != TokenKind::UserDefined) continue;
+    const std::string& spelling = piece(special);
+    std::vector<Fragment> cut;
+    for (const Fragment& f : fragments) {
+      if (f.token >= 0) {
+        cut.push_back(f);
+        continue;
+      }
+      size_t start = 0;
+      for (size_t at = f.text.find(spelling); at != std::string_view::npos; at = f.text.find(spelling, start)) {
+        if (at > start) cut.push_back({f.text.substr(start, at - start), -1});
+        cut.push_back({{}, special});
+        start = at + spelling.size();
+      }
+      if (start < f.text.size()) cut.push_back({f.text.substr(start), -1});
     }
-  };
-  std::priority_queue<Candidate> heap;
-  auto consider = [&](int64_t left) {
-    if (left < 0) return;
-    const int64_t right = next[static_cast<size_t>(left)];
-    if (right < 0) return;
-    const int32_t a = symbols[static_cast<size_t>(left)], b = symbols[static_cast<size_t>(right)];
-    const int32_t merged = lookup(pieces_[static_cast<size_t>(a)] + pieces_[static_cast<size_t>(b)]);
-    if (merged >= 0) heap.push({scores_[static_cast<size_t>(merged)], left, a, b, merged});
-  };
-  for (int64_t i = 0; i + 1 < n; ++i) consider(i);
-  while (!heap.empty()) {
-    const Candidate c = heap.top();
-    heap.pop();
-    const int64_t right = next[static_cast<size_t>(c.left)];
-    // Skip candidates whose symbols changed since they were queued.
-    if (symbols[static_cast<size_t>(c.left)] != c.left_id || right < 0 || symbols[static_cast<size_t>(right)] != c.right_id)
-      continue;
-    symbols[static_cast<size_t>(c.left)] = c.merged_id;
-    symbols[static_cast<size_t>(right)] = -1;
-    next[static_cast<size_t>(c.left)] = next[static_cast<size_t>(right)];
-    if (next[static_cast<size_t>(right)] >= 0) prev[static_cast<size_t>(next[static_cast<size_t>(right)])] = c.left;
-    consider(prev[static_cast<size_t>(c.left)]);
-    consider(c.left);
+    fragments = std::move(cut);
   }
 
   std::vector<int32_t> ids;
-  ids.reserve(symbols.size() + 2);
-  if (add_bos) ids.push_back(bos_id_);
-  for (int64_t i = n > 0 ? 0 : -1; i >= 0; i = next[static_cast<size_t>(i)]) ids.push_back(symbols[static_cast<size_t>(i)]);
-  if (add_eos) ids.push_back(eos_id_);
+  if (add_special && v_.add_bos) ids.push_back(v_.bos_id);
+  bool after_special = true;  // SentencePiece prefixes a space to text at the start or after a special token
+  for (const Fragment& f : fragments) {
+    if (f.token >= 0) {
+      ids.push_back(f.token);
+      after_special = true;
+      continue;
+    }
+    if (f.text.empty()) continue;
+    if (v_.model == TokenizerModel::BytePairs) {
+      encode_byte_pairs(f.text, ids);
+    } else if (v_.add_space_prefix && after_special) {
+      std::string spaced = " ";
+      spaced += f.text;
+      encode_sentence_piece(spaced, ids);
+    } else {
+      encode_sentence_piece(f.text, ids);
+    }
+    after_special = false;
+  }
+  if (add_special && v_.add_eos) ids.push_back(v_.eos_id);
   return ids;
 }
 
-std::string Tokenizer::token_bytes(int32_t id, int32_t previous) const {
+void Tokenizer::encode_byte_pairs(std::string_view text, std::vector<int32_t>& ids) const {
+  for (const std::string& word : pre_tokenizer_->split(text)) {
+    const std::string symbols = bytes_to_symbols(word);
+    if (v_.ignore_merges)
+      if (const int32_t whole = lookup(symbols); whole >= 0) {
+        ids.push_back(whole);
+        continue;
+      }
+    for (const std::string& symbol : merges_.apply(symbols)) {
+      if (const int32_t id = lookup(symbol); id >= 0) {
+        ids.push_back(id);
+        continue;
+      }
+      // A merge result missing from the vocabulary: fall back to its characters.
+      for (const std::string& character : BpeMerges().apply(symbol)) {
+        const int32_t id = lookup(character);
+        if (id >= 0) ids.push_back(id);
+        else if (v_.unknown_id >= 0) ids.push_back(v_.unknown_id);
+      }
+    }
+  }
+}
+
+std::string Tokenizer::token_bytes(int32_t id, int32_t previous, bool render_special) const {
   if (id < 0 || id >= vocab_size()) return {};
-  const std::string& text = pieces_[static_cast<size_t>(id)];
-  switch (kinds_[static_cast<size_t>(id)]) {
+  const std::string& text = piece(id);
+  switch (kind(id)) {
     case TokenKind::Control:
-    case TokenKind::Unknown: return {};
+    case TokenKind::Unknown:
+    case TokenKind::Unused: return render_special ? text : std::string();
+    case TokenKind::UserDefined: return text;
     case TokenKind::Byte: {
       const int byte = parse_byte_piece(text);
       return byte >= 0 ? std::string(1, static_cast<char>(byte)) : text;
     }
     case TokenKind::Normal: break;
   }
-  if (previous == bos_id_ && !text.empty() && text[0] == ' ') return text.substr(1);
+  if (v_.model == TokenizerModel::BytePairs) return symbols_to_bytes(text);
+  if (previous == v_.bos_id && v_.add_space_prefix && !text.empty() && text[0] == ' ') return text.substr(1);
   return text;
 }
 
-std::string Tokenizer::decode(std::span<const int32_t> ids) const {
+std::string Tokenizer::decode(std::span<const int32_t> ids, bool render_special) const {
   std::string out;
-  int32_t previous = -1;
+  // The ids are a whole text: its first token starts it as if after BOS, so the space
+  // SentencePiece prefixed to the text is dropped there too.
+  int32_t previous = v_.bos_id;
   for (int32_t id : ids) {
-    out += token_bytes(id, previous);
+    out += token_bytes(id, previous, render_special);
     previous = id;
   }
   return out;

@@ -31,6 +31,16 @@ std::optional<std::filesystem::path> models_dir_or_skip() {
   return std::nullopt;
 }
 
+std::optional<std::filesystem::path> vocab_dir_or_skip() {
+  const auto models = models_dir_or_skip();
+  if (!models) return std::nullopt;
+  const auto dir = *models / ".." / "vocab";
+  if (std::filesystem::exists(dir / "README.md")) return dir;
+  if (running_in_ci()) FAIL("tokenizer test vocabularies not found in " << dir << " (required when CI=true)");
+  WARN("SKIPPED: tokenizer test vocabularies not found in " << dir);
+  return std::nullopt;
+}
+
 std::optional<std::filesystem::path> node_clients_or_skip() {
   const auto dir = std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / "tests" / "e2e" / "node";
   if (std::filesystem::exists(dir / "node_modules") && std::system("command -v node >/dev/null 2>&1") == 0) return dir;

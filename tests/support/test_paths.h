@@ -11,6 +11,9 @@ namespace snapstream::test {
 // calling test is skipped with a loud warning, or fails when CI=true.
 std::optional<std::filesystem::path> models_dir_or_skip();
 
+// The real tokenizers and their test cases: `vocab/` beside the models folder (../shared/vocab).
+std::optional<std::filesystem::path> vocab_dir_or_skip();
+
 // tests/e2e/node with its npm packages installed (scripts/setup-test-clients.sh); skipped
 // loudly when missing, or a failure when CI=true.
 std::optional<std::filesystem::path> node_clients_or_skip();
