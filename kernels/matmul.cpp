@@ -31,7 +31,7 @@ void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView&
   const float* x = exact_x;
   if (activation_block(w.dtype) != 0) {
     thread_local std::vector<float> rounded;
-    rounded.resize(static_cast<size_t>(std::max<int64_t>(static_cast<int64_t>(rounded.size()), m * w.cols)));
+    if (rounded.size() < static_cast<size_t>(m * w.cols)) rounded.resize(static_cast<size_t>(m * w.cols));
     round_activations(w.dtype, exact_x, m, w.cols, rounded.data());
     x = rounded.data();
   }

@@ -1,7 +1,6 @@
 // Llama-family models from GGUF (llama, and qwen2 with its biases and half-split RoPE):
 // hyper-parameters from `{architecture}.*` metadata, the vocabulary from `tokenizer.ggml.*`, and
 // weights used in place from the mapping.
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -127,8 +126,6 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
   c.rope_theta = reader.optional_float(prefix + "rope.freq_base", 10000.0f);
   c.rope_pairs = architecture == "qwen2" ? kernels::RopePairs::Halves : kernels::RopePairs::Adjacent;
   if (has("attention.key_length")) c.head_dim = bounded("attention.key_length");
-  if (has("attention.value_length") && bounded("attention.value_length") != (c.head_dim ? c.head_dim : c.dim / std::max<int64_t>(c.heads, 1)))
-    reader.fail("attention.value_length differs from the key length: heads with different key and value widths are not supported");
   c.attention_bias = gguf.find_tensor("blk.0.attn_q.bias") != nullptr;
   c.attention_output_bias = gguf.find_tensor("blk.0.attn_output.bias") != nullptr;
   const GgufTensor& embedding = reader.find("token_embd.weight");
@@ -139,6 +136,8 @@ std::unique_ptr<Model> load_gguf_model(std::shared_ptr<const MappedFile> file) {
   } catch (const graph::ShapeError& e) {
     reader.fail(e.what());
   }
+  if (has("attention.value_length") && bounded("attention.value_length") != c.head_dim)
+    reader.fail("attention.value_length differs from the key length: heads with different key and value widths are not supported");
   if (has("rope.dimension_count") && bounded("rope.dimension_count") != c.head_dim)
     reader.fail("partial rotary embeddings (" + prefix + "rope.dimension_count != head_dim) are not supported");
 

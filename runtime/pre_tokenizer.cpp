@@ -64,6 +64,13 @@ PreTokenizer PreTokenizer::for_name(std::string_view pre, bool& known) {
   return PreTokenizer(rules().front().patterns);
 }
 
+bool PreTokenizer::is_known(std::string_view pre) {
+  for (const Rule& rule : rules())
+    for (const std::string_view name : rule.names)
+      if (name == pre) return true;
+  return false;
+}
+
 std::string PreTokenizer::known_names() {
   std::string names;
   for (const Rule& rule : rules())

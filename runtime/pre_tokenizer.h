@@ -17,7 +17,8 @@ class PreTokenizer {
   // The pre-tokenizer named by a GGUF file's tokenizer.ggml.pre; an unknown name gets GPT-2's
   // rules and `known` false.
   static PreTokenizer for_name(std::string_view pre, bool& known);
-  // Names with rules of their own, for messages.
+  // Whether `pre` has rules of their own; their names, for messages.
+  static bool is_known(std::string_view pre);
   static std::string known_names();
 
   explicit PreTokenizer(const std::vector<std::string>& patterns);

@@ -124,9 +124,7 @@ Tokenizer read_gguf_tokenizer(const GgufFile& gguf) {
   if (byte_pairs) {
     for (const GgufValue& merge : reader.strings("tokenizer.ggml.merges")) v.merges.push_back(*merge.as_string());
     v.pre = reader.text("tokenizer.ggml.pre", "default");
-    bool known = true;
-    (void)PreTokenizer::for_name(v.pre, known);
-    if (!known)
+    if (!PreTokenizer::is_known(v.pre))
       spdlog::warn("{}: pre-tokenizer '{}' is unknown; using GPT-2's rules (known: {})", gguf.path(), v.pre,
                    PreTokenizer::known_names());
     // Llama 3 takes a word that is already a token as is, and starts with BOS.
