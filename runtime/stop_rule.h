@@ -8,10 +8,8 @@
 
 namespace snapstream::runtime {
 
-// EOS ends a sequence, and so does BOS: a generated BOS means a new document has begun.
-inline bool is_end_token(const Tokenizer& tokenizer, int32_t token) {
-  return token == tokenizer.eos_id() || token == tokenizer.bos_id();
-}
+// Any of the vocabulary's end-of-generation tokens ends a sequence (EOS, EOT, <|im_end|>, ...).
+inline bool is_end_token(const Tokenizer& tokenizer, int32_t token) { return tokenizer.ends_generation(token); }
 
 // The most tokens a prompt may generate: what was asked, within what the context leaves.
 // The last generated token is never fed back, so it needs no position of its own.

@@ -58,6 +58,9 @@ Tokenizer::Tokenizer(Vocabulary vocabulary) : v_(std::move(vocabulary)) {
   std::stable_sort(special_tokens_.begin(), special_tokens_.end(),
                    [&](int32_t a, int32_t b) { return piece(a).size() > piece(b).size(); });
   end_of_generation_.push_back(v_.eos_id);
+  // A generated BOS opens a new document: nothing after it continues the prompt (llama2.c stops
+  // there too). Only a control BOS counts; GPT-2 files without a BOS key default it to ",".
+  if (kind(v_.bos_id) == TokenKind::Control) end_of_generation_.push_back(v_.bos_id);
   for (const int32_t id : v_.end_of_generation)
     if (id >= 0 && id < n) end_of_generation_.push_back(id);
   for (const std::string_view text : kEndOfGenerationTexts)

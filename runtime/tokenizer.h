@@ -62,7 +62,8 @@ class Tokenizer {
   const std::string& piece(int32_t id) const { return v_.pieces.at(static_cast<size_t>(id)); }
   float score(int32_t id) const { return v_.scores.empty() ? 0.0f : v_.scores.at(static_cast<size_t>(id)); }
   TokenKind kind(int32_t id) const { return v_.kinds.at(static_cast<size_t>(id)); }
-  // Whether generation ends at this token: EOS, EOT, EOM, or a token spelled like one.
+  // Whether generation ends at this token: EOS, EOT, EOM, a token spelled like one, or a
+  // control BOS.
   bool ends_generation(int32_t id) const;
   const std::vector<int32_t>& end_of_generation_ids() const { return end_of_generation_; }
 

@@ -12,12 +12,11 @@
 
 namespace snapstream::test {
 
-namespace {
-bool running_in_ci() {
+void skip_missing_input(const std::string& what) {
   const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
+  if (ci != nullptr && std::string(ci) == "true") FAIL(what << " (required when CI=true)");
+  WARN("SKIPPED: " << what);
 }
-}  // namespace
 
 std::optional<std::filesystem::path> models_dir_or_skip() {
   std::filesystem::path dir;
@@ -26,8 +25,7 @@ std::optional<std::filesystem::path> models_dir_or_skip() {
   else
     dir = std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / ".." / "shared" / "models";
   if (std::filesystem::exists(dir / "stories260K.golden.json")) return dir;
-  if (running_in_ci()) FAIL("test models not found in " << dir << " (required when CI=true)");
-  WARN("SKIPPED: test models not found in " << dir << "; set SNAPSTREAM_MODELS to run this test");
+  skip_missing_input("test models not found in " + dir.string() + "; set SNAPSTREAM_MODELS to run this test");
   return std::nullopt;
 }
 
@@ -36,23 +34,20 @@ std::optional<std::filesystem::path> vocab_dir_or_skip() {
   if (!models) return std::nullopt;
   const auto dir = *models / ".." / "vocab";
   if (std::filesystem::exists(dir / "README.md")) return dir;
-  if (running_in_ci()) FAIL("tokenizer test vocabularies not found in " << dir << " (required when CI=true)");
-  WARN("SKIPPED: tokenizer test vocabularies not found in " << dir);
+  skip_missing_input("tokenizer test vocabularies not found in " + dir.string());
   return std::nullopt;
 }
 
 std::optional<std::filesystem::path> node_clients_or_skip() {
   const auto dir = std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / "tests" / "e2e" / "node";
   if (std::filesystem::exists(dir / "node_modules") && std::system("command -v node >/dev/null 2>&1") == 0) return dir;
-  if (running_in_ci()) FAIL("test clients not installed in " << dir << " (run scripts/setup-test-clients.sh)");
-  WARN("SKIPPED: node test clients are not installed in " << dir << "; run scripts/setup-test-clients.sh");
+  skip_missing_input("node test clients are not installed in " + dir.string() + "; run scripts/setup-test-clients.sh");
   return std::nullopt;
 }
 
 bool tool_or_skip(const std::string& program) {
   if (std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0) return true;
-  if (running_in_ci()) FAIL(program << " is not installed (run scripts/setup-test-clients.sh)");
-  WARN("SKIPPED: " << program << " is not installed; run scripts/setup-test-clients.sh");
+  skip_missing_input(program + " is not installed; run scripts/setup-test-clients.sh");
   return false;
 }
 

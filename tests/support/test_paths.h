@@ -7,6 +7,10 @@
 
 namespace snapstream::test {
 
+// Reports a missing test input: a failure when CI=true, else a warning starting "SKIPPED: ",
+// which CTest reads as a skip.
+void skip_missing_input(const std::string& what);
+
 // $SNAPSTREAM_MODELS, else ../shared/models beside the repository. When neither exists the
 // calling test is skipped with a loud warning, or fails when CI=true.
 std::optional<std::filesystem::path> models_dir_or_skip();
