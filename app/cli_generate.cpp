@@ -33,7 +33,7 @@ void run_generate(const GenerateArgs& args) {
   const auto model = load_model_logged(args.model);
   kernels::ThreadPool pool(args.model.threads);
   const runtime::Tokenizer& tokenizer = model->tokenizer;
-  const std::vector<int32_t> prompt_ids = tokenizer.encode(args.prompt, true);
+  const std::vector<int32_t> prompt_ids = tokenizer.encode(args.prompt, true, true);
 
   runtime::GenerationOptions options;
   options.max_tokens = args.max_tokens;

@@ -105,9 +105,9 @@ void run_serve(const ServeArgs& args) {
     api::ApiOptions api_options{args.served_model_name, args.api_key};
     if (api_options.served_model_name.empty()) api_options.served_model_name = std::filesystem::path(args.model.path).stem().string();
     auto api = std::make_shared<api::ApiServer>(engine, *model, api_options, io.get_executor());
-    spdlog::info("chat template: {}{}", api::chat_format_name(api->chat_format()),
+    spdlog::info("chat template: {}{}", api::chat_format_name(api->chat_template().format),
                  model->chat_template.empty() ? " (the model file has none; the plain fallback)"
-                 : api->chat_format() == api::ChatFormat::Plain ? " (the model file's template is not a known family)"
+                 : api->chat_template().format == api::ChatFormat::Plain ? " (the model file's template is not a known family)"
                                                                  : " (from the model file)");
     handler.set_api(api);
     spdlog::info("serving '{}' on http://{}:{} with {} slots, ready in {:.1f} s", api_options.served_model_name, args.host, port,

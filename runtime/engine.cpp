@@ -54,7 +54,6 @@ void Engine::shutdown() {
 std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
   check_prompt(spec.prompt_ids, model_.shape.context_length, model_.tokenizer);
   if (spec.max_tokens < 0) throw InvalidRequestError("max_tokens must be >= 0");
-  model_.tokenizer.check_ids(spec.stop_ids);
   spec.sampling.validate();
 
   auto stream = std::make_shared<RequestStream>();
@@ -258,8 +257,7 @@ void Engine::run_prefill_chunk(Sequence sequence) {
 
 bool Engine::take_token(Sequence& sequence, const float* logits) {
   const int32_t token = sequence.sampler.sample({logits, static_cast<size_t>(model_.shape.vocab)});
-  if (is_end_token(model_.tokenizer, token) ||
-      std::find(sequence.spec.stop_ids.begin(), sequence.spec.stop_ids.end(), token) != sequence.spec.stop_ids.end()) {
+  if (is_end_token(model_.tokenizer, token)) {
     release(sequence, FinishReason::Stop);
     return false;
   }

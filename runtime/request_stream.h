@@ -26,7 +26,6 @@ struct RequestSpec {
   std::vector<int32_t> prompt_ids;
   int64_t max_tokens = 256;
   SamplingParams sampling;
-  std::vector<int32_t> stop_ids;  // tokens that end the request like EOS (not streamed)
   int64_t top_logprobs = -1;      // report each token's log-probability and this many alternatives; -1: none
 };
 

@@ -49,7 +49,7 @@ ApiServer::ApiServer(runtime::Engine& engine, const runtime::Model& model, ApiOp
       model_(model),
       options_(std::move(options)),
       executor_(std::move(executor)),
-      chat_format_(detect_chat_format(model.chat_template)),
+      chat_template_(detect_chat_template(model.chat_template)),
       metrics_(options_.served_model_name, runtime::SlotKvCache::full_cache_bytes(model.shape, 1), engine.step_clock()),
       created_(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
 
@@ -102,7 +102,7 @@ void ApiServer::handle(const http::Request& request, std::shared_ptr<http::Respo
 }
 
 void ApiServer::completions(const http::Request& request, const std::shared_ptr<http::Responder>& responder, bool chat) {
-  const ParseContext context{model_.tokenizer, model_.shape.context_length, chat_format_};
+  const ParseContext context{model_.tokenizer, model_.shape.context_length, chat_template_};
   CompletionRequest parsed = parse_completion_request(request.body(), chat ? Endpoint::Chat : Endpoint::Completions, context);
   if (!parsed.model.empty() && parsed.model != options_.served_model_name)
     throw ApiError(404, "the model '" + parsed.model + "' does not exist; this server serves '" + options_.served_model_name + "'",
@@ -112,20 +112,28 @@ void ApiServer::completions(const http::Request& request, const std::shared_ptr<
 
 void ApiServer::tokenize(const http::Request& request, const std::shared_ptr<http::Responder>& responder) {
   const json body = parse_json_object(request.body());
-  bool special = true;
-  if (const auto it = body.find("add_special_tokens"); it != body.end()) {
-    if (!it->is_boolean()) throw ApiError(400, "'add_special_tokens' must be true or false", "add_special_tokens");
-    special = it->get<bool>();
-  }
+  // vLLM's and llama.cpp's spellings are both taken: prompt/content, add_special_tokens/add_special.
+  auto flag = [&](std::initializer_list<const char*> names, bool fallback) {
+    for (const char* name : names)
+      if (const auto it = body.find(name); it != body.end()) {
+        if (!it->is_boolean()) throw ApiError(400, std::string("'") + name + "' must be true or false", name);
+        return it->get<bool>();
+      }
+    return fallback;
+  };
+  const bool add_special = flag({"add_special_tokens", "add_special"}, true);
+  const bool parse_special = flag({"parse_special"}, true);
+  auto text = body.find("prompt");
+  if (text == body.end()) text = body.find("content");
   std::vector<int32_t> ids;
-  if (const auto it = body.find("prompt"); it != body.end() && it->is_string()) {
-    ids = model_.tokenizer.encode(it->get<std::string>(), special);
+  if (text != body.end() && text->is_string()) {
+    ids = model_.tokenizer.encode(text->get<std::string>(), add_special, parse_special);
   } else if (body.contains("messages")) {
     json chat = body;
     chat.erase("model");
-    ids = parse_completion_request(chat.dump(), Endpoint::Chat, {model_.tokenizer, INT64_MAX, chat_format_}).prompts.front();
+    ids = parse_completion_request(chat.dump(), Endpoint::Chat, {model_.tokenizer, INT64_MAX, chat_template_}).prompts.front();
   } else {
-    throw ApiError(400, "'prompt' (a string) or 'messages' is required", "prompt");
+    throw ApiError(400, "'prompt' (or 'content', a string) or 'messages' is required", "prompt");
   }
   send_json(responder, 200, {{"tokens", ids}, {"count", ids.size()}, {"max_model_len", model_.shape.context_length}});
 }

@@ -25,7 +25,7 @@ class ApiServer {
   ApiServer(runtime::Engine& engine, const runtime::Model& model, ApiOptions options, boost::asio::any_io_executor executor);
 
   void handle(const http::Request& request, std::shared_ptr<http::Responder> responder);
-  ChatFormat chat_format() const { return chat_format_; }
+  const ChatTemplate& chat_template() const { return chat_template_; }
 
  private:
   void completions(const http::Request& request, const std::shared_ptr<http::Responder>& responder, bool chat);
@@ -37,7 +37,7 @@ class ApiServer {
   const runtime::Model& model_;
   ApiOptions options_;
   boost::asio::any_io_executor executor_;
-  ChatFormat chat_format_;
+  ChatTemplate chat_template_;
   Metrics metrics_;
   int64_t created_;
 };

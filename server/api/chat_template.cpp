@@ -1,34 +1,9 @@
-// Rendering of the known chat template families, written out by hand rather than by running
-// the file's Jinja: the three families cover the models this server loads.
+// The known chat template families written out by hand, as llama.cpp's built-in templates do,
+// rather than by running the file's Jinja.
 #include "server/api/chat_template.h"
 
 namespace snapstream::server::api {
 namespace {
-
-// Appends `text` to `ids`, turning each of `markers` found in it into its control token when
-// the vocabulary has one (and leaving it as text otherwise).
-void append(std::vector<int32_t>& ids, std::string_view text, std::span<const std::string_view> markers, const runtime::Tokenizer& tokenizer) {
-  while (!text.empty()) {
-    size_t first = std::string_view::npos;
-    std::string_view marker;
-    for (const std::string_view m : markers) {
-      const size_t at = text.find(m);
-      if (at != std::string_view::npos && at < first && tokenizer.lookup(m) >= 0 &&
-          tokenizer.kind(tokenizer.lookup(m)) == runtime::TokenKind::Control) {
-        first = at;
-        marker = m;
-      }
-    }
-    const std::string_view plain = text.substr(0, first);
-    if (!plain.empty()) {
-      const auto piece = tokenizer.encode(plain, false);
-      ids.insert(ids.end(), piece.begin(), piece.end());
-    }
-    if (first == std::string_view::npos) break;
-    ids.push_back(tokenizer.lookup(marker));
-    text.remove_prefix(first + marker.size());
-  }
-}
 
 std::string capitalised(const std::string& role) {
   std::string out = role;
@@ -36,13 +11,64 @@ std::string capitalised(const std::string& role) {
   return out;
 }
 
+std::string trimmed(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\n\r\f\v";
+  const size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return std::string(text.substr(first, text.find_last_not_of(kSpace) - first + 1));
+}
+
+// The spelling of a special token, or `fallback` when the vocabulary has no such id.
+std::string token_text(const runtime::Tokenizer& tokenizer, int32_t id, std::string_view fallback) {
+  return id >= 0 && id < tokenizer.vocab_size() ? tokenizer.piece(id) : std::string(fallback);
+}
+
+std::string llama2_prompt(const ChatTemplate& t, std::span<const ChatMessage> messages, const std::string& bos,
+                          const std::string& eos) {
+  std::string text = "[INST] ";
+  bool inside_turn = true;
+  for (const auto& m : messages) {
+    const std::string content = t.strip_content ? trimmed(m.content) : m.content;
+    if (!inside_turn) {
+      text += t.bos_between_turns ? bos + "[INST] " : "[INST] ";
+      inside_turn = true;
+    }
+    if (m.role == "system")
+      text += t.system_block ? "<<SYS>>\n" + content + "\n<</SYS>>\n\n" : content + "\n";
+    else if (m.role == "user")
+      text += content + " [/INST]";
+    else {
+      text += content + eos;
+      inside_turn = false;
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
-ChatFormat detect_chat_format(std::string_view jinja) {
-  if (jinja.find("<|start_header_id|>") != std::string_view::npos) return ChatFormat::Llama3;
-  if (jinja.find("<|im_start|>") != std::string_view::npos) return ChatFormat::ChatML;
-  if (jinja.find("[INST]") != std::string_view::npos) return ChatFormat::Llama2;
-  return ChatFormat::Plain;
+ChatTemplate detect_chat_template(std::string_view jinja) {
+  auto has = [&](std::string_view marker) { return jinja.find(marker) != std::string_view::npos; };
+  ChatTemplate t;
+  if (has("<|im_start|>")) {
+    t.format = ChatFormat::ChatML;
+  } else if (has("[INST]")) {
+    if (has("[AVAILABLE_TOOLS]") || has("' [INST] ' + system_message")) {
+      t.format = ChatFormat::MistralV3;
+    } else {
+      t.format = ChatFormat::Llama2;
+      t.system_block = has("<<SYS>>");
+      t.bos_between_turns = has("bos_token + '[INST]");
+      t.strip_content = has("content.strip()");
+    }
+  } else if (has("<|assistant|>") && has("<|end|>")) {
+    t.format = ChatFormat::Phi3;
+  } else if (has("<|start_header_id|>") && has("<|end_header_id|>")) {
+    t.format = ChatFormat::Llama3;
+  } else if (has("<|user|>")) {
+    t.format = ChatFormat::Zephyr;
+  }
+  return t;
 }
 
 std::string_view chat_format_name(ChatFormat format) {
@@ -50,62 +76,64 @@ std::string_view chat_format_name(ChatFormat format) {
     case ChatFormat::Llama2: return "llama-2";
     case ChatFormat::Llama3: return "llama-3";
     case ChatFormat::ChatML: return "chatml";
+    case ChatFormat::MistralV3: return "mistral-v3";
+    case ChatFormat::Zephyr: return "zephyr";
+    case ChatFormat::Phi3: return "phi-3";
     case ChatFormat::Plain: return "plain";
   }
   return "plain";
 }
 
-std::vector<int32_t> render_chat(ChatFormat format, std::span<const ChatMessage> messages, const runtime::Tokenizer& tokenizer) {
-  std::vector<int32_t> ids;
-  if (tokenizer.bos_id() >= 0) ids.push_back(tokenizer.bos_id());
-  switch (format) {
-    case ChatFormat::Llama3: {
-      static constexpr std::string_view kMarkers[] = {"<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"};
+std::string chat_prompt(const ChatTemplate& chat_template, std::span<const ChatMessage> messages,
+                        const runtime::Tokenizer& tokenizer) {
+  const std::string bos = token_text(tokenizer, tokenizer.bos_id(), "<s>");
+  const std::string eos = token_text(tokenizer, tokenizer.eos_id(), "</s>");
+  std::string text;
+  switch (chat_template.format) {
+    case ChatFormat::Llama3:
       for (const auto& m : messages)
-        append(ids, "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + m.content + "<|eot_id|>", kMarkers, tokenizer);
-      append(ids, "<|start_header_id|>assistant<|end_header_id|>\n\n", kMarkers, tokenizer);
-      return ids;
-    }
-    case ChatFormat::ChatML: {
-      static constexpr std::string_view kMarkers[] = {"<|im_start|>", "<|im_end|>"};
-      for (const auto& m : messages) append(ids, "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n", kMarkers, tokenizer);
-      append(ids, "<|im_start|>assistant\n", kMarkers, tokenizer);
-      return ids;
-    }
-    case ChatFormat::Llama2: {
-      // [INST] user [/INST] reply </s><s>[INST] ...; a system message joins the first user turn.
-      std::string system;
-      bool first_turn = true;
+        text += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + trimmed(m.content) + "<|eot_id|>";
+      return text + "<|start_header_id|>assistant<|end_header_id|>\n\n";
+    case ChatFormat::ChatML:
+      for (const auto& m : messages) text += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
+      return text + "<|im_start|>assistant\n";
+    case ChatFormat::MistralV3: {
+      // [INST] system\n\nuser[/INST] reply</s>[INST] ...
+      bool inside_turn = false;
       for (const auto& m : messages) {
-        if (m.role == "system") {
-          system = "<<SYS>>\n" + m.content + "\n<</SYS>>\n\n";
-        } else if (m.role == "user") {
-          if (!first_turn && tokenizer.bos_id() >= 0) ids.push_back(tokenizer.bos_id());
-          append(ids, "[INST] " + system + m.content + " [/INST]", {}, tokenizer);
-          system.clear();
-          first_turn = false;
-        } else {
-          append(ids, " " + m.content + " ", {}, tokenizer);
-          if (tokenizer.eos_id() >= 0) ids.push_back(tokenizer.eos_id());
+        if (!inside_turn) {
+          text += "[INST] ";
+          inside_turn = true;
+        }
+        if (m.role == "system")
+          text += m.content + "\n\n";
+        else if (m.role == "user")
+          text += m.content + "[/INST]";
+        else {
+          text += " " + trimmed(m.content) + eos;
+          inside_turn = false;
         }
       }
-      return ids;
+      return text;
     }
-    case ChatFormat::Plain: {
-      std::string text;
+    case ChatFormat::Llama2: return llama2_prompt(chat_template, messages, bos, eos);
+    case ChatFormat::Zephyr:
+      for (const auto& m : messages) text += "<|" + m.role + "|>\n" + m.content + eos + "\n";
+      return text + "<|assistant|>\n";
+    case ChatFormat::Phi3:
+      for (const auto& m : messages) text += "<|" + m.role + "|>\n" + m.content + "<|end|>\n";
+      return text + "<|assistant|>\n";
+    case ChatFormat::Plain:
       for (const auto& m : messages) text += capitalised(m.role) + ": " + m.content + "\n";
-      append(ids, text + "Assistant:", {}, tokenizer);
-      return ids;
-    }
+      return text + "Assistant:";
   }
-  return ids;
+  return text;
 }
 
-std::vector<int32_t> end_of_turn_ids(ChatFormat format, const runtime::Tokenizer& tokenizer) {
-  std::vector<int32_t> ids;
-  const std::string_view marker = format == ChatFormat::Llama3 ? "<|eot_id|>" : format == ChatFormat::ChatML ? "<|im_end|>" : "";
-  if (!marker.empty() && tokenizer.lookup(marker) >= 0) ids.push_back(tokenizer.lookup(marker));
-  return ids;
+std::vector<int32_t> render_chat(const ChatTemplate& chat_template, std::span<const ChatMessage> messages,
+                                 const runtime::Tokenizer& tokenizer) {
+  const bool markers = chat_template.format != ChatFormat::Plain;
+  return tokenizer.encode(chat_prompt(chat_template, messages, tokenizer), true, markers);
 }
 
 }  // namespace snapstream::server::api

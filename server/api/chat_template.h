@@ -1,5 +1,6 @@
-// Chat prompts: the well-known template families (Llama 2, Llama 3, ChatML) recognised in a
-// model file's tokenizer.chat_template and rendered here, or a plain documented fallback.
+// Chat prompts: the template families llama.cpp knows (Llama 2, Llama 3, ChatML, Mistral v3,
+// Zephyr, Phi-3) recognised in a model file's tokenizer.chat_template and written out here, or
+// a plain documented fallback.
 #pragma once
 
 #include <cstdint>
@@ -12,25 +13,37 @@
 
 namespace snapstream::server::api {
 
-enum class ChatFormat { Llama2, Llama3, ChatML, Plain };
+enum class ChatFormat { Llama2, Llama3, ChatML, MistralV3, Zephyr, Phi3, Plain };
+
+// A template family and the variations within it that its Jinja source reveals.
+struct ChatTemplate {
+  ChatFormat format = ChatFormat::Plain;
+  // Llama 2 variants: a <<SYS>> block for the system prompt (else it is prepended as a line),
+  // <s> before each later [INST], message contents stripped of surrounding white space.
+  bool system_block = true;
+  bool bos_between_turns = false;
+  bool strip_content = false;
+};
 
 struct ChatMessage {
   std::string role;  // system, user or assistant
   std::string content;
 };
 
-// The family of a Jinja chat template; Plain when it is empty or not one of the known three.
-ChatFormat detect_chat_format(std::string_view jinja);
+// The family of a Jinja chat template, checked in llama.cpp's order; Plain when it is empty or
+// not a known family.
+ChatTemplate detect_chat_template(std::string_view jinja);
 std::string_view chat_format_name(ChatFormat format);
 
-// The prompt ids for `messages`, ending where the assistant's reply begins. Markers such as
-// <|im_start|> become their control tokens when the vocabulary has them. The Plain fallback is
-//   "System: ...\nUser: ...\nAssistant: ...\n" ... "Assistant:"
-// after a BOS token.
-std::vector<int32_t> render_chat(ChatFormat format, std::span<const ChatMessage> messages, const runtime::Tokenizer& tokenizer);
+// The prompt text for `messages`, ending where the assistant's reply begins, with markers such
+// as <|im_start|> written as text. BOS is not in it: the tokenizer adds it where the file says.
+// The Plain fallback is "System: ...\nUser: ...\nAssistant: ...\n" ... "Assistant:".
+std::string chat_prompt(const ChatTemplate& chat_template, std::span<const ChatMessage> messages,
+                        const runtime::Tokenizer& tokenizer);
 
-// Tokens that end an assistant turn in `format`, besides EOS (e.g. <|im_end|>), where the
-// vocabulary has them.
-std::vector<int32_t> end_of_turn_ids(ChatFormat format, const runtime::Tokenizer& tokenizer);
+// The prompt ids: chat_prompt tokenised with BOS/EOS as the vocabulary's flags say and with
+// special parsing on (markers become their tokens); the Plain fallback parses no markers.
+std::vector<int32_t> render_chat(const ChatTemplate& chat_template, std::span<const ChatMessage> messages,
+                                 const runtime::Tokenizer& tokenizer);
 
 }  // namespace snapstream::server::api

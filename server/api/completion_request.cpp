@@ -54,14 +54,16 @@ std::vector<int32_t> token_ids(const json& array, const std::string& name, const
 }
 
 std::vector<std::vector<int32_t>> completion_prompts(const json& prompt, const runtime::Tokenizer& tokenizer) {
-  if (prompt.is_string()) return {tokenizer.encode(prompt.get<std::string>(), true)};
+  // Control tokens written in a prompt ("<|im_start|>") become those tokens, as in llama.cpp's
+  // server and vLLM.
+  if (prompt.is_string()) return {tokenizer.encode(prompt.get<std::string>(), true, true)};
   if (!prompt.is_array() || prompt.empty())
     bad("prompt", "'prompt' must be a string, an array of strings, or token ids, and not empty");
   if (prompt.front().is_number()) return {token_ids(prompt, "prompt", tokenizer)};
   std::vector<std::vector<int32_t>> prompts;
   for (const auto& item : prompt) {
     if (item.is_string())
-      prompts.push_back(tokenizer.encode(item.get<std::string>(), true));
+      prompts.push_back(tokenizer.encode(item.get<std::string>(), true, true));
     else if (item.is_array() && !item.empty())
       prompts.push_back(token_ids(item, "prompt", tokenizer));
     else
@@ -133,8 +135,7 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
   if (chat) {
     const json* messages = field(j, "messages");
     if (!messages) bad("messages", "'messages' is required");
-    r.prompts = {render_chat(context.chat_format, chat_messages(*messages), tokenizer)};
-    r.stop_ids = end_of_turn_ids(context.chat_format, tokenizer);
+    r.prompts = {render_chat(context.chat_template, chat_messages(*messages), tokenizer)};
   } else {
     const json* prompt = field(j, "prompt");
     if (!prompt) bad("prompt", "'prompt' is required");

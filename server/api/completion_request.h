@@ -23,7 +23,6 @@ struct CompletionRequest {
   int64_t max_tokens = 16;                    // per prompt; already within the context
   runtime::SamplingParams sampling;
   std::vector<std::string> stop;              // stop strings, never returned
-  std::vector<int32_t> stop_ids;              // end-of-turn tokens of the chat format
   int64_t top_logprobs = -1;                  // alternatives per token to report; -1: no logprobs
   bool echo = false;                          // completions: return the prompt before the text
   bool stream = false;
@@ -33,7 +32,7 @@ struct CompletionRequest {
 struct ParseContext {
   const runtime::Tokenizer& tokenizer;
   int64_t context_length;
-  ChatFormat chat_format;
+  ChatTemplate chat_template;
 };
 
 // The body as a JSON object; ApiError (400) when it is not valid JSON or not an object.

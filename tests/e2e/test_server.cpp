@@ -2,6 +2,7 @@
 // to `snapstream generate`, 32 concurrent streams with early hang-ups, 30+ kinds of bad
 // requests, and a clean exit on SIGTERM.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <future>
@@ -129,6 +130,15 @@ TEST_CASE("serve answers every endpoint over curl, streaming and not, and exits 
   auto [tokens, tokenize_status] = curl(server, "/tokenize", R"({"prompt": "Once upon a time"})");
   CHECK(tokenize_status == 200);
   CHECK(json::parse(tokens).at("tokens") == json::array({1, 403, 407, 261, 378}));
+  // llama.cpp's spelling; special parsing turns the text "</s>" into EOS (2) unless switched off.
+  auto [flagged, flagged_status] = curl(server, "/tokenize", R"({"content": "time</s>", "add_special": false})");
+  CHECK(flagged_status == 200);
+  CHECK(json::parse(flagged).at("tokens") == json::array({378, 2}));
+  auto [literal, literal_status] = curl(server, "/tokenize", R"({"content": "</s>", "add_special": false, "parse_special": false})");
+  CHECK(literal_status == 200);
+  const auto literal_ids = json::parse(literal).at("tokens").get<std::vector<int32_t>>();
+  CHECK(literal_ids.size() > 1);
+  CHECK(std::count(literal_ids.begin(), literal_ids.end(), 2) == 0);
   auto [detokenized, detokenize_status] = curl(server, "/detokenize", R"({"tokens": [1, 403, 407, 261, 378]})");
   CHECK(detokenize_status == 200);
   CHECK(json::parse(detokenized).at("prompt") == "Once upon a time");

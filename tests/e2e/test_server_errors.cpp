@@ -85,6 +85,7 @@ TEST_CASE("bad requests get the right status and error body, and the server carr
       {"unknown route", "POST", "/v1/embeddings", R"({"input": "a"})", 404},
       {"wrong method", "GET", c, "", 405},
       {"detokenize of bad ids", "POST", "/detokenize", R"({"tokens": [1, "x"]})", 400},
+      {"tokenize with a non-boolean flag", "POST", "/tokenize", R"({"content": "a", "parse_special": "yes"})", 400},
   };
   REQUIRE(cases.size() >= 30);
   for (const auto& bad : cases) {
