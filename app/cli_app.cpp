@@ -15,6 +15,7 @@ void add_all_commands(CLI::App& app, int argc, char** argv) {
   add_generate_command(app);
   add_make_model_command(app);
   add_info_command(app);
+  add_tokenize_command(app);
   add_bench_command(app);
   add_batch_command(app);
   add_serve_command(app);

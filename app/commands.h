@@ -8,6 +8,7 @@ namespace snapstream::app {
 void add_generate_command(CLI::App& app);
 void add_make_model_command(CLI::App& app);
 void add_info_command(CLI::App& app);
+void add_tokenize_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_batch_command(CLI::App& app);
 void add_serve_command(CLI::App& app);

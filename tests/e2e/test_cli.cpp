@@ -94,6 +94,34 @@ TEST_CASE("a broken model file gives a one-line error and exit code 2", "[e2e]")
   }
 }
 
+TEST_CASE("tokenize prints the ids of a text under a vocabulary-only file, and info describes the tokenizer", "[e2e]") {
+  const auto vocab = test::vocab_dir_or_skip();
+  if (!vocab) return;
+  const std::string gpt2 = " --model " + shell_quote((*vocab / "ggml-vocab-gpt-2.gguf").string());
+  const auto special = test::run_command(binary() + " tokenize" + gpt2 + " --text 'Hello world<|endoftext|>' --parse-special --json");
+  INFO(special.err);
+  REQUIRE(special.exit_code == 0);
+  CHECK(nlohmann::json::parse(special.out) == nlohmann::json::parse(R"({"ids": [15496, 995, 50256]})"));
+  const auto literal = test::run_command(binary() + " tokenize" + gpt2 + " --text 'Hello world<|endoftext|>'");
+  CHECK(literal.out == "15496 995 27 91 437 1659 5239 91 29\n");  // the marker as plain text
+  test::TempDir dir;
+  std::ofstream(dir / "text.txt") << "Hello world";
+  const auto from_file = test::run_command(binary() + " tokenize" + gpt2 + " --file " + shell_quote((dir / "text.txt").string()));
+  CHECK(from_file.out == "15496 995\n");
+  const auto spm = " --model " + shell_quote((*vocab / "ggml-vocab-llama-spm.gguf").string());
+  CHECK(test::run_command(binary() + " tokenize" + spm + " --text Hello --add-special").out == "1 15043\n");
+  CHECK(test::run_command(binary() + " tokenize" + spm + " --text Hello").out == "15043\n");
+  const auto nothing = test::run_command(binary() + " tokenize" + spm);
+  CHECK(nothing.exit_code == 2);
+  CHECK(nothing.err.find("--text or --file") != std::string::npos);
+
+  const auto info = test::run_command(binary() + " info " + shell_quote((*vocab / "ggml-vocab-gpt-2.gguf").string()));
+  REQUIRE(info.exit_code == 0);
+  CHECK(info.out.find("tokenizer: byte-level BPE (gpt2), pre-tokenizer gpt-2, 50257 tokens") != std::string::npos);
+  CHECK(info.out.find("end of generation: 50256 '<|endoftext|>'") != std::string::npos);
+  CHECK(info.out.find("tensor types: none (a vocabulary-only file)") != std::string::npos);
+}
+
 TEST_CASE("a tensor-parallel plan the shape cannot take exits 2 before any output", "[e2e]") {
   test::TempDir dir;
   // 3 KV heads split over 3 shards, but the MLP's 128 columns do not.

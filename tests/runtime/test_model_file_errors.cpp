@@ -141,6 +141,7 @@ TEST_CASE("corrupt tensor records are reported", "[errors]") {
   bytes = f.bytes;
   put<uint32_t>(bytes, info + 20, 3);  // Q4_1: a real format this engine cannot compute with
   expect_model_error(f.variant("q4.gguf", bytes), "cannot compute with");
+  expect_model_error(f.variant("q4.gguf", bytes), "Q4_0, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K");
 
   bytes = f.bytes;
   put<uint64_t>(bytes, info + 24, uint64_t{1} << 40);
@@ -149,6 +150,27 @@ TEST_CASE("corrupt tensor records are reported", "[errors]") {
   bytes = f.bytes;
   put<uint64_t>(bytes, info + 24, 8);
   expect_model_error(f.variant("align.gguf", bytes), "not a multiple of the alignment");
+}
+
+namespace {
+// The bytes with the string value `key` = `from` replaced by `to`, of the same length.
+std::vector<char> with_string_value(std::vector<char> bytes, const std::string& key, const std::string& from, const std::string& to) {
+  REQUIRE(from.size() == to.size());
+  const std::string needle = key + std::string(1, '\x08') + std::string(3, '\0') + static_cast<char>(from.size()) +
+                             std::string(7, '\0') + from;  // type 8 (string), then the u64 length and the text
+  const auto it = std::search(bytes.begin(), bytes.end(), needle.begin(), needle.end());
+  REQUIRE(it != bytes.end());
+  std::copy(to.begin(), to.end(), it + static_cast<std::ptrdiff_t>(needle.size() - from.size()));
+  return bytes;
+}
+}  // namespace
+
+TEST_CASE("an unsupported architecture or tokenizer is refused with what is supported", "[errors]") {
+  Fixture f;
+  const auto gemma = f.variant("gemma.gguf", with_string_value(f.bytes, "general.architecture", "llama", "gemma"));
+  expect_model_error(gemma, "architecture 'gemma' is not supported (supported: llama, qwen2");
+  const auto rwkv = f.variant("rwkv.gguf", with_string_value(f.bytes, "tokenizer.ggml.model", "llama", "rwkv5"));
+  expect_model_error(rwkv, "tokenizer model 'rwkv5' is not supported (supported: llama for SentencePiece, gpt2");
 }
 
 TEST_CASE("llama2.c checkpoints and tokenizers with bad sizes are reported", "[errors]") {
