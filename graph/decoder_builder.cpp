@@ -43,7 +43,7 @@ class Builder {
     const int64_t heads = s_.heads / shards_, hd = s_.head_dim;
     // With fewer KV heads than shards a shard holds the one KV head its query heads share.
     const int64_t kv_heads = std::max<int64_t>(1, s_.kv_heads / shards_);
-    std::vector<int32_t> partial;
+    std::vector<int32_t> partial, attended_parts;
     for (int32_t shard = 0; shard < shards_; ++shard) {
       shard_ = shard;
       const std::string sp = p + prefix('s', shard);
@@ -58,10 +58,16 @@ class Builder {
       const int32_t attended = activation(sp + "attended", heads * hd);
       const OpKind attention = g_.key.phase == Phase::Prefill ? OpKind::CausalAttention : OpKind::DecodeAttention;
       heads_of(emit(attention, {q, k, v}, {attended}), h0, heads, kv_first, kv_heads);
-      const int32_t out = activation(sp + "attn_out", s_.dim);
+      attended_parts.push_back(attended);
+    }
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const int64_t h0 = shard * heads;
+      const int32_t out = activation(p + prefix('s', shard) + "attn_out", s_.dim);
       // Shards' partial outputs are summed, so only the first adds the bias.
-      emit(OpKind::MatMul, {attended}, {out}, cols(WeightKind::Wo, h0 * hd, heads * hd)).add_bias =
-          s_.attention_output_bias && shard == 0;
+      Op& op = emit(OpKind::MatMul, {attended_parts[static_cast<size_t>(shard)]}, {out}, cols(WeightKind::Wo, h0 * hd, heads * hd));
+      op.add_bias = s_.attention_output_bias && shard == 0;
+      if (shards_ > 1) op.row_parts = attended_parts;
       partial.push_back(out);
     }
     return partial;
@@ -135,7 +141,7 @@ class Builder {
   // A SwiGLU MLP of `width` columns split over the shards; `tag` names the shared expert's.
   std::vector<int32_t> mlp(const std::string& p, int32_t in, int64_t width, const std::string& tag) {
     const int64_t hidden = width / shards_;
-    std::vector<int32_t> partial;
+    std::vector<int32_t> partial, gates;
     for (int32_t shard = 0; shard < shards_; ++shard) {
       shard_ = shard;
       const std::string sp = p + prefix('s', shard) + tag;
@@ -144,8 +150,13 @@ class Builder {
       emit(OpKind::MatMul, {in}, {gate}, rows(WeightKind::Gate, h0, hidden));
       emit(OpKind::MatMul, {in}, {up}, rows(WeightKind::Up, h0, hidden));
       emit(OpKind::SwiGLU, {gate, up}, {gate});
-      const int32_t down = activation(sp + "mlp_out", s_.dim);
-      emit(OpKind::MatMul, {gate}, {down}, cols(WeightKind::Down, h0, hidden));
+      gates.push_back(gate);
+    }
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const int32_t down = activation(p + prefix('s', shard) + tag + "mlp_out", s_.dim);
+      Op& op = emit(OpKind::MatMul, {gates[static_cast<size_t>(shard)]}, {down}, cols(WeightKind::Down, shard * hidden, hidden));
+      if (shards_ > 1) op.row_parts = gates;
       partial.push_back(down);
     }
     return partial;

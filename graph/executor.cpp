@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph/errors.h"
+#include "kernels/activation_rounding.h"
 #include "kernels/attention.h"
 #include "kernels/dequantize.h"
 #include "kernels/matmul.h"
@@ -22,6 +23,24 @@ float* Executor::tensor(int32_t id) const {
 }
 
 int64_t Executor::width(int32_t id) const { return graph_->tensors[static_cast<size_t>(id)].shape.back(); }
+
+const float* Executor::rounded_slice(const Op& op, int64_t rows, kernels::DType weight_dtype) {
+  int64_t whole = 0;
+  for (const int32_t part : op.row_parts) whole += width(part);
+  const int64_t begin = op.weight.col_begin, cols = op.weight.col_end - op.weight.col_begin;
+  if (begin < 0 || cols <= 0 || begin + cols > whole) throw GraphError("a sharded matmul's columns lie outside its row parts");
+  whole_row_.resize(static_cast<size_t>(rows * whole));
+  row_slice_.resize(static_cast<size_t>(rows * cols));
+  int64_t at = 0;
+  for (const int32_t part : op.row_parts) {
+    const int64_t n = width(part);
+    for (int64_t r = 0; r < rows; ++r) std::copy_n(tensor(part) + r * n, n, whole_row_.data() + r * whole + at);
+    at += n;
+  }
+  kernels::round_activations(weight_dtype, whole_row_.data(), rows, whole, whole_row_.data());
+  for (int64_t r = 0; r < rows; ++r) std::copy_n(whole_row_.data() + r * whole + begin, cols, row_slice_.data() + r * cols);
+  return row_slice_.data();
+}
 
 const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena) {
   graph_ = &graph;
@@ -79,7 +98,11 @@ void Executor::run_op(const Op& op, int64_t layer) {
       const int64_t m = graph_->tensors[static_cast<size_t>(op.inputs[0])].shape.front();
       // Decode keeps every row's result independent of the batch (see MatmulPath::RowDots).
       float* y = tensor(op.outputs[0]);
-      kernels::matmul(pool_, tensor(op.inputs[0]), m, w, y, decode ? kernels::MatmulPath::RowDots : kernels::MatmulPath::Auto);
+      const auto path = decode ? kernels::MatmulPath::RowDots : kernels::MatmulPath::Auto;
+      if (!op.row_parts.empty() && kernels::activation_block(w.dtype) != 0)
+        kernels::matmul(pool_, rounded_slice(op, m, w.dtype), m, w, y, path, kernels::ActivationGrid::Rounded);
+      else
+        kernels::matmul(pool_, tensor(op.inputs[0]), m, w, y, path);
       if (op.add_bias) {
         const float* bias = bindings_->bias(op.weight.kind, layer);
         if (bias == nullptr) throw GraphError("the model has no bias for " + std::string(weight_kind_name(op.weight.kind)));

@@ -74,6 +74,9 @@ class Executor {
  private:
   void run_op(const Op& op, int64_t layer);
   float* tensor(int32_t id) const;
+  // A column-sliced matmul's input: the shards' parts joined into whole rows, rounded to the
+  // weight's 8-bit grid, and this op's columns taken back out.
+  const float* rounded_slice(const Op& op, int64_t rows, kernels::DType weight_dtype);
   int64_t width(int32_t id) const;
 
   kernels::ThreadPool& pool_;
@@ -85,6 +88,7 @@ class Executor {
   int64_t bucket_rows_ = 0;
   std::vector<kernels::CacheView> caches_;
   std::vector<float> shifted_q_;  // grows once to the largest bucket's queries
+  std::vector<float> whole_row_, row_slice_;  // a sharded matmul's input row, rounded as one
 };
 
 }  // namespace snapstream::graph

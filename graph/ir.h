@@ -88,6 +88,10 @@ struct Op {
   int32_t shard = 0;            // tensor-parallel shard that runs it
   WeightSlice weight;           // for Embed, RmsNorm and MatMul
   bool add_bias = false;        // MatMul: adds the weight's bias (its slice of it) to each row
+  // MatMul on a column slice: every shard's part of the whole input row, in column order. The
+  // row is rounded to 8 bits as one (each block's scale max-reduced over the shards) before the
+  // shard takes its columns, so tensor-parallel runs round as a single device does.
+  std::vector<int32_t> row_parts;
   bool last_row_only = false;   // RmsNorm of prefill's head: only the last real token's row
   int64_t head_begin = 0;       // attention/rope: the query heads of this shard
   int64_t head_end = 0;

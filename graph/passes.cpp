@@ -26,7 +26,8 @@ bool same_kernel(const Graph& graph, const Op& a, const Op& b) {
     if (p.kind != q.kind || p.shard != q.shard || p.weight.kind != q.weight.kind || p.weight.row_begin != q.weight.row_begin ||
         p.weight.row_end != q.weight.row_end || p.weight.col_begin != q.weight.col_begin || p.weight.col_end != q.weight.col_end ||
         p.head_begin != q.head_begin || p.head_end != q.head_end || p.kv_head_begin != q.kv_head_begin ||
-        p.kv_head_end != q.kv_head_end || !same_tensors(p.inputs, q.inputs) || !same_tensors(p.outputs, q.outputs))
+        p.kv_head_end != q.kv_head_end || !same_tensors(p.inputs, q.inputs) || !same_tensors(p.outputs, q.outputs) ||
+        !same_tensors(p.row_parts, q.row_parts))
       return false;
   }
   return true;
@@ -78,7 +79,7 @@ void plan_memory(Graph& graph) {
   const std::vector<Op> order = graph.flattened();
   std::map<int32_t, std::pair<size_t, size_t>> lifetime;  // tensor -> first and last op using it
   for (size_t i = 0; i < order.size(); ++i)
-    for (const auto* list : {&order[i].inputs, &order[i].outputs})
+    for (const auto* list : {&order[i].inputs, &order[i].outputs, &order[i].row_parts})
       for (int32_t t : *list) {
         if (!graph.tensors[static_cast<size_t>(t)].in_arena()) continue;
         auto [it, inserted] = lifetime.try_emplace(t, i, i);

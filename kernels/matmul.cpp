@@ -18,7 +18,8 @@ constexpr int64_t kBandRows = 64;
 constexpr int64_t kGemmMinRows = 4;
 }  // namespace
 
-void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView& w, float* y, MatmulPath path) {
+void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView& w, float* y, MatmulPath path,
+            ActivationGrid grid) {
   require(exact_x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
   require(m > 0 && w.rows > 0, "matmul", "empty shape");
   require(w.first_col >= 0 && w.first_col < block_layout(w.dtype).elements, "matmul", "column slice outside its block");
@@ -29,7 +30,7 @@ void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView&
   // Block-quantised weights meet activations rounded to 8 bits, as in the reference (see
   // activation_rounding.h). The buffer belongs to the calling thread and only grows.
   const float* x = exact_x;
-  if (activation_block(w.dtype) != 0) {
+  if (activation_block(w.dtype) != 0 && grid == ActivationGrid::Exact) {
     thread_local std::vector<float> rounded;
     if (rounded.size() < static_cast<size_t>(m * w.cols)) rounded.resize(static_cast<size_t>(m * w.cols));
     round_activations(w.dtype, exact_x, m, w.cols, rounded.data());

@@ -14,9 +14,13 @@ enum class MatmulPath : uint8_t {
             // m is: a row's result never depends on the other rows, so batching is invisible
 };
 
-// y is [m][w.rows]. Either path reads W from memory once. With block-quantised weights x is
-// first rounded to the reference's 8-bit activation grid (activation_rounding.h).
+// How x arrives: exact, or already on the 8-bit grid (rounded over a wider row than this
+// column slice, as tensor-parallel shards do).
+enum class ActivationGrid : uint8_t { Exact, Rounded };
+
+// y is [m][w.rows]. Either path reads W from memory once. With block-quantised weights an
+// exact x is first rounded to the reference's 8-bit activation grid (activation_rounding.h).
 void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y,
-            MatmulPath path = MatmulPath::Auto);
+            MatmulPath path = MatmulPath::Auto, ActivationGrid grid = ActivationGrid::Exact);
 
 }  // namespace snapstream::kernels
