@@ -77,6 +77,40 @@ TEST_CASE("make-model writes a GGUF that info describes and generate runs", "[e2
   const auto unknown = test::run_command(binary() + " make-model --shape no-such-shape --out " + path);
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("llama-110m") != std::string::npos);  // lists the known shapes
+  // 64-wide rows are not whole K-quant blocks: one dtype is refused, the Q4_K_M mix falls back.
+  const auto q4_k = test::run_command(binary() + " make-model --shape tiny-test --dtype q4_k --out " + path);
+  CHECK(q4_k.exit_code == 2);
+  CHECK(q4_k.err.find("multiples of 256") != std::string::npos);
+}
+
+TEST_CASE("make-model writes the Q4_K_M mix and Qwen2 shapes that load and run, with --tp 2 too", "[e2e]") {
+  test::TempDir dir;
+  // Qwen2 with 256-wide rows (Q4_K and Q6_K) and 384-wide MLP rows (Q5_0 and Q8_0 fallbacks).
+  std::ofstream(dir / "qwen2-small.json") << R"({"name": "qwen2-small", "architecture": "qwen2", "dim": 256,
+      "hidden_dim": 384, "n_layers": 8, "n_heads": 8, "n_kv_heads": 2, "head_dim": 32, "vocab_size": 400,
+      "context_length": 128, "rope_theta": 1000000.0, "norm_eps": 1e-06, "tied_embeddings": true})";
+  const auto path = shell_quote((dir / "qwen2.gguf").string());
+  const auto made = test::run_command(binary() + " make-model --shape " + shell_quote((dir / "qwen2-small.json").string()) +
+                                      " --dtype q4_k_m --out " + path);
+  INFO(made.err);
+  REQUIRE(made.exit_code == 0);
+  const auto info = test::run_command(binary() + " info " + path);
+  REQUIRE(info.exit_code == 0);
+  CHECK(info.out.find("architecture: qwen2") != std::string::npos);
+  // Q6_K: the tied embedding and attn_v of the favoured layers 0, 3, 6 and 7; their ffn_down (384
+  // wide) falls back to Q8_0, the other layers' to Q5_0.
+  CHECK(info.out.find("tensor types: F32 x41 Q4_K x44 Q5_0 x4 Q6_K x5 Q8_0 x4") != std::string::npos);
+  CHECK(info.out.find("general.file_type (u32) = 15") != std::string::npos);
+  CHECK(info.out.find("blk.7.attn_q.bias") != std::string::npos);
+  std::string ids;
+  for (const std::string tp : {"1", "2"}) {
+    const auto run = test::run_command(binary() + " generate --json --model " + path + " --prompt 'the end' --max-tokens 8 --tp " + tp);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto out = nlohmann::json::parse(run.out).at("ids").dump();
+    if (ids.empty()) ids = out;
+    CHECK(out == ids);
+  }
 }
 
 TEST_CASE("a broken model file gives a one-line error and exit code 2", "[e2e]") {
