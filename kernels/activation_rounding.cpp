@@ -16,22 +16,30 @@ void round_q8_0(const float* x, int64_t n, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = scale * std::nearbyint(x[i] * inverse);
 }
 
-// Q8_K: the value of largest magnitude maps to -127 (scale -max / 127, kept in f32); the
-// opposite end may round to 128, which is clamped to 127.
 void round_q8_k(const float* x, int64_t n, float* out) {
+  int8_t q[256];
+  float scale = 0.0f;
+  quantize_q8_k_block(x, n, q, scale);
+  for (int64_t i = 0; i < n; ++i) out[i] = scale * static_cast<float>(q[i]);
+}
+
+}  // namespace
+
+// The value of largest magnitude maps to -127 (scale -max / 127, kept in f32); the opposite
+// end may round to 128, which is clamped to 127.
+void quantize_q8_k_block(const float* x, int64_t n, int8_t* q, float& scale) {
   float extreme = 0.0f;
   for (int64_t i = 0; i < n; ++i)
     if (std::fabs(x[i]) > std::fabs(extreme)) extreme = x[i];
   if (extreme == 0.0f) {
-    std::fill_n(out, n, 0.0f);
+    std::fill_n(q, n, int8_t{0});
+    scale = 0.0f;
     return;
   }
   const float inverse = -127.0f / extreme;
-  const float scale = 1.0f / inverse;
-  for (int64_t i = 0; i < n; ++i) out[i] = scale * std::min(127.0f, std::nearbyint(inverse * x[i]));
+  scale = 1.0f / inverse;
+  for (int64_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(std::min(127.0f, std::nearbyint(inverse * x[i])));
 }
-
-}  // namespace
 
 int64_t activation_block(DType weight_dtype) {
   switch (weight_dtype) {

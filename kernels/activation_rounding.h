@@ -19,4 +19,8 @@ int64_t activation_block(DType weight_dtype);
 // each row's first column and the last may be shorter. out may be x.
 void round_activations(DType weight_dtype, const float* x, int64_t rows, int64_t cols, float* out);
 
+// One Q8_K block of n <= 256 values as integers: x ≈ scale · q, the value of largest magnitude
+// at -127. round_activations' K-quant grid is exactly scale · q.
+void quantize_q8_k_block(const float* x, int64_t n, int8_t* q, float& scale);
+
 }  // namespace snapstream::kernels

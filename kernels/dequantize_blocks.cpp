@@ -90,12 +90,6 @@ void decode_q6_k(const std::byte* block, float* out) {
 
 }  // namespace
 
-ScaleMin k_quant_scale_min(const uint8_t* scales, int j) {
-  if (j < 4) return {static_cast<uint8_t>(scales[j] & 63), static_cast<uint8_t>(scales[j + 4] & 63)};
-  return {static_cast<uint8_t>((scales[j + 4] & 0x0F) | ((scales[j - 4] >> 6) << 4)),
-          static_cast<uint8_t>((scales[j + 4] >> 4) | ((scales[j] >> 6) << 4))};
-}
-
 void dequantize_block(DType dtype, const std::byte* block, float* out) {
   switch (dtype) {
     case DType::Q8_0: return decode_q8_0(block, out);

@@ -6,6 +6,7 @@
 
 #include "kernels/activation_rounding.h"
 #include "kernels/cpu/dot.h"
+#include "kernels/cpu/dot_k_quants.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/dequantize.h"
 #include "kernels/errors.h"
@@ -27,6 +28,19 @@ void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView&
   require(w.stride != 0 || row_length_supported(w.dtype, w.cols), "matmul",
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
 
+  if ((path == MatmulPath::RowDots || m < kGemmMinRows) && cpu::has_k_quant_dot(w.dtype) && w.first_col == 0 &&
+      row_length_supported(w.dtype, w.cols)) {
+    // K-quant rows meet the activations as Q8_K integers, quantised once for every weight row.
+    thread_local std::vector<cpu::Q8KRow> activations;
+    if (activations.size() < static_cast<size_t>(m)) activations.resize(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) cpu::quantize_q8_k_row(exact_x + i * w.cols, w.cols, activations[static_cast<size_t>(i)]);
+    const std::vector<cpu::Q8KRow>& rows = activations;
+    pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r)
+        for (int64_t i = 0; i < m; ++i) y[i * w.rows + r] = cpu::dot_k_quant(w.dtype, w.row(r), rows[static_cast<size_t>(i)]);
+    }, m * w.cols);
+    return;
+  }
   // Block-quantised weights meet activations rounded to 8 bits, as in the reference (see
   // activation_rounding.h). The buffer belongs to the calling thread and only grows.
   const float* x = exact_x;

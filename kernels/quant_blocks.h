@@ -51,7 +51,12 @@ struct ScaleMin {
   uint8_t scale;
   uint8_t min;
 };
-ScaleMin k_quant_scale_min(const uint8_t* scales, int j);
+// Inline: the K-quant dot products read it for every sub-block.
+inline ScaleMin k_quant_scale_min(const uint8_t* scales, int j) {
+  if (j < 4) return {static_cast<uint8_t>(scales[j] & 63), static_cast<uint8_t>(scales[j + 4] & 63)};
+  return {static_cast<uint8_t>((scales[j + 4] & 0x0F) | ((scales[j - 4] >> 6) << 4)),
+          static_cast<uint8_t>((scales[j + 4] >> 4) | ((scales[j] >> 6) << 4))};
+}
 void k_quant_pack_scale_min(uint8_t* scales, int j, ScaleMin value);
 
 }  // namespace snapstream::kernels
