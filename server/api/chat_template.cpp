@@ -110,7 +110,8 @@ std::string chat_prompt(const ChatTemplate& chat_template, std::span<const ChatM
         else if (m.role == "user")
           text += m.content + "[/INST]";
         else {
-          text += " " + trimmed(m.content) + eos;
+          text += ' ';
+          text += trimmed(m.content) + eos;
           inside_turn = false;
         }
       }

@@ -19,7 +19,10 @@ const std::vector<ChatMessage> kConversation = {
 
 std::string ids_text(const std::vector<int32_t>& ids) {
   std::string out;
-  for (const int32_t id : ids) out += (out.empty() ? "" : " ") + std::to_string(id);
+  for (const int32_t id : ids) {
+    if (!out.empty()) out += ' ';
+    out += std::to_string(id);
+  }
   return out;
 }
 
