@@ -6,22 +6,16 @@
 namespace snapstream::kernels {
 namespace {
 
-float f16_at(const std::byte* p) {
-  uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return f16_to_f32(bits);
-}
-
 const uint8_t* bytes_at(const std::byte* p) { return reinterpret_cast<const uint8_t*>(p); }
 
 void decode_q8_0(const std::byte* block, float* out) {
-  const float d = f16_at(block);
+  const float d = block_scale_at(block);
   const auto* q = reinterpret_cast<const int8_t*>(block + 2);
   for (int i = 0; i < 32; ++i) out[i] = d * static_cast<float>(q[i]);
 }
 
 void decode_q4_0(const std::byte* block, float* out) {
-  const float d = f16_at(block);
+  const float d = block_scale_at(block);
   const uint8_t* qs = bytes_at(block + 2);
   for (int j = 0; j < 16; ++j) {
     out[j] = d * static_cast<float>((qs[j] & 0x0F) - 8);
@@ -30,7 +24,7 @@ void decode_q4_0(const std::byte* block, float* out) {
 }
 
 void decode_q5_0(const std::byte* block, float* out) {
-  const float d = f16_at(block);
+  const float d = block_scale_at(block);
   uint32_t qh;
   std::memcpy(&qh, block + 2, 4);
   const uint8_t* qs = bytes_at(block + 6);
@@ -45,8 +39,8 @@ void decode_q5_0(const std::byte* block, float* out) {
 // Q4_K and Q5_K differ only in the fifth bit, which Q5_K keeps in qh (null for
 // Q4_K).
 void decode_k4_k5(const std::byte* block, const uint8_t* qh, const uint8_t* qs, float* out) {
-  const float d = f16_at(block);
-  const float dmin = f16_at(block + 2);
+  const float d = block_scale_at(block);
+  const float dmin = block_scale_at(block + 2);
   const uint8_t* scales = bytes_at(block + 4);
   for (int chunk = 0; chunk < 4; ++chunk) {
     const uint8_t* q = qs + 32 * chunk;
@@ -68,7 +62,7 @@ void decode_q6_k(const std::byte* block, float* out) {
   const uint8_t* ql = bytes_at(block);
   const uint8_t* qh = bytes_at(block + 128);
   const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
-  const float d = f16_at(block + 208);
+  const float d = block_scale_at(block + 208);
   // Each half of 128 values takes 64 bytes of ql, 32 of qh and 8 scales: byte l
   // of the half gives values l, l+32, l+64 and l+96 their low nibbles (ql[l],
   // ql[l+32], then their high nibbles) and their top two bits (qh[l] bits 0-1,

@@ -3,8 +3,6 @@
 // both paths give identical results.
 #include "kernels/cpu/dot_k_quants.h"
 
-#include <cstring>
-
 #include "kernels/activation_rounding.h"
 #include "kernels/quant_blocks.h"
 
@@ -16,15 +14,7 @@
 namespace snapstream::kernels::cpu {
 namespace {
 
-constexpr int64_t kBlock = 256;
-constexpr int64_t kQ4KBytes = 144;
-constexpr int64_t kQ6KBytes = 210;
-
-float f16_at(const std::byte* p) {
-  uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return f16_to_f32(bits);
-}
+constexpr int64_t kBlock = 256;  // values per Q8_K block, as per Q4_K and Q6_K block
 
 #ifdef SNAPSTREAM_AVX2_INT
 int32_t horizontal_sum(__m256i v) {
@@ -67,9 +57,10 @@ int32_t q4_k_scaled_sum(const uint8_t* qs, const uint8_t* scales, const int8_t* 
 }
 
 float dot_q4_k(const std::byte* w, const Q8KRow& a) {
+  const int64_t block_bytes = block_layout(DType::Q4_K).bytes;
   float total = 0.0f;
   for (int64_t b = 0; b < a.blocks; ++b) {
-    const std::byte* block = w + b * kQ4KBytes;
+    const std::byte* block = w + b * block_bytes;
     const auto* scales = reinterpret_cast<const uint8_t*>(block + 4);
     const auto* qs = reinterpret_cast<const uint8_t*>(block + 16);
     const int16_t* sums = a.sums16.data() + b * 16;
@@ -77,7 +68,7 @@ float dot_q4_k(const std::byte* w, const Q8KRow& a) {
     for (int j = 0; j < 8; ++j) mins += k_quant_scale_min(scales, j).min * (sums[2 * j] + sums[2 * j + 1]);
     const int32_t scaled = q4_k_scaled_sum(qs, scales, a.q.data() + b * kBlock);
     const float scale = a.scales[static_cast<size_t>(b)];
-    total += f16_at(block) * scale * static_cast<float>(scaled) - f16_at(block + 2) * scale * static_cast<float>(mins);
+    total += block_scale_at(block) * scale * static_cast<float>(scaled) - block_scale_at(block + 2) * scale * static_cast<float>(mins);
   }
   return total;
 }
@@ -128,9 +119,10 @@ int32_t q6_k_scaled_sum(const uint8_t* ql, const uint8_t* qh, const int8_t* scal
 }
 
 float dot_q6_k(const std::byte* w, const Q8KRow& a) {
+  const int64_t block_bytes = block_layout(DType::Q6_K).bytes;
   float total = 0.0f;
   for (int64_t b = 0; b < a.blocks; ++b) {
-    const std::byte* block = w + b * kQ6KBytes;
+    const std::byte* block = w + b * block_bytes;
     const auto* ql = reinterpret_cast<const uint8_t*>(block);
     const auto* qh = reinterpret_cast<const uint8_t*>(block + 128);
     const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
@@ -138,7 +130,7 @@ float dot_q6_k(const std::byte* w, const Q8KRow& a) {
     int32_t offset = 0;
     for (int j = 0; j < 16; ++j) offset += 32 * scales[j] * sums[j];
     const int32_t scaled = q6_k_scaled_sum(ql, qh, scales, a.q.data() + b * kBlock) - offset;
-    total += f16_at(block + 208) * a.scales[static_cast<size_t>(b)] * static_cast<float>(scaled);
+    total += block_scale_at(block + 208) * a.scales[static_cast<size_t>(b)] * static_cast<float>(scaled);
   }
   return total;
 }
