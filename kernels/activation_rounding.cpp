@@ -7,13 +7,11 @@
 namespace snapstream::kernels {
 namespace {
 
-// Q8_0: scale amax / 127 stored as f16; q = x · 127 / amax, rounded to nearest even.
 void round_q8_0(const float* x, int64_t n, float* out) {
-  float amax = 0.0f;
-  for (int64_t i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i]));
-  const float inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
-  const float scale = f16_to_f32(f32_to_f16(amax / 127.0f));
-  for (int64_t i = 0; i < n; ++i) out[i] = scale * std::nearbyint(x[i] * inverse);
+  int8_t q[32];
+  float scale = 0.0f;
+  quantize_q8_0_block(x, n, q, scale);
+  for (int64_t i = 0; i < n; ++i) out[i] = scale * static_cast<float>(q[i]);
 }
 
 void round_q8_k(const float* x, int64_t n, float* out) {
@@ -39,6 +37,36 @@ void quantize_q8_k_block(const float* x, int64_t n, int8_t* q, float& scale) {
   const float inverse = -127.0f / extreme;
   scale = 1.0f / inverse;
   for (int64_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(std::min(127.0f, std::nearbyint(inverse * x[i])));
+}
+
+void quantize_q8_0_block(const float* x, int64_t n, int8_t* q, float& scale) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i]));
+  const float inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
+  scale = f16_to_f32(f32_to_f16(amax / 127.0f));
+  for (int64_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(std::nearbyint(x[i] * inverse));
+}
+
+void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, QuantisedRow& row) {
+  row.block = activation_block(weight_dtype);
+  const int64_t blocks = n / row.block;
+  row.q.resize(static_cast<size_t>(n));
+  row.scales.resize(static_cast<size_t>(blocks));
+  for (int64_t b = 0; b < blocks; ++b) {
+    int8_t* q = row.q.data() + b * row.block;
+    float& scale = row.scales[static_cast<size_t>(b)];
+    if (row.block == 32)
+      quantize_q8_0_block(x + b * row.block, row.block, q, scale);
+    else
+      quantize_q8_k_block(x + b * row.block, row.block, q, scale);
+  }
+  if (row.block != 256) return;
+  row.sums16.resize(static_cast<size_t>(n / 16));
+  for (int64_t j = 0; j < n / 16; ++j) {
+    int sum = 0;
+    for (int i = 0; i < 16; ++i) sum += row.q[static_cast<size_t>(16 * j + i)];
+    row.sums16[static_cast<size_t>(j)] = static_cast<int16_t>(sum);
+  }
 }
 
 int64_t activation_block(DType weight_dtype) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/dtype.h"
 
@@ -22,5 +23,19 @@ void round_activations(DType weight_dtype, const float* x, int64_t rows, int64_t
 // One Q8_K block of n <= 256 values as integers: x ≈ scale · q, the value of largest magnitude
 // at -127. round_activations' K-quant grid is exactly scale · q.
 void quantize_q8_k_block(const float* x, int64_t n, int8_t* q, float& scale);
+// One Q8_0 block of n <= 32 values: q = x · 127 / amax rounded to nearest even, and the scale
+// amax / 127 as its f16 rounding (what the block stores). round_activations' Q8_0 grid is scale · q.
+void quantize_q8_0_block(const float* x, int64_t n, int8_t* q, float& scale);
+
+// An activation row on its grid as integers, for the integer dot products: value i is
+// scales[i / block] · q[i]. On the Q8_K grid, sums16[j] is the sum of q[16j .. 16j+15].
+struct QuantisedRow {
+  int64_t block = 0;
+  std::vector<int8_t> q;
+  std::vector<float> scales;
+  std::vector<int16_t> sums16;
+};
+// x has n values, whole blocks of activation_block(weight_dtype) (which must not be 0).
+void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, QuantisedRow& row);
 
 }  // namespace snapstream::kernels

@@ -6,7 +6,7 @@
 
 #include "kernels/activation_rounding.h"
 #include "kernels/cpu/dot.h"
-#include "kernels/cpu/dot_k_quants.h"
+#include "kernels/cpu/integer_dots.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/dequantize.h"
 #include "kernels/errors.h"
@@ -17,6 +17,29 @@ namespace {
 constexpr int64_t kBandRows = 64;
 // Below this many activation rows, reading W once per row is cheaper than a GEMM.
 constexpr int64_t kGemmMinRows = 4;
+// Block-quantised rows of whole blocks: each activation row is quantised once to its 8-bit grid,
+// then every weight row meets all of them in tiles, so a weight block is read and unpacked once
+// per tile and the result of a row never depends on the batch it came in.
+void integer_matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y) {
+  thread_local std::vector<QuantisedRow> rows;
+  if (rows.size() < static_cast<size_t>(m)) rows.resize(static_cast<size_t>(m));
+  std::vector<cpu::QuantisedRowView> views(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    QuantisedRow& row = rows[static_cast<size_t>(i)];
+    quantise_activation_row(w.dtype, x + i * w.cols, w.cols, row);
+    views[static_cast<size_t>(i)] = {row.q.data(), row.scales.data(), row.sums16.data()};
+  }
+  const cpu::IntegerRowDots dots = cpu::integer_row_dots(cpu::integer_dot_kernels(), w.dtype);
+  const int64_t blocks = w.cols / block_layout(w.dtype).elements;
+  pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r)
+      for (int64_t i = 0; i < m; i += cpu::kIntegerTileRows) {
+        const int tile = static_cast<int>(std::min<int64_t>(cpu::kIntegerTileRows, m - i));
+        dots(w.row(r), blocks, views.data() + i, tile, y + i * w.rows + r, w.rows);
+      }
+  }, m * w.cols);
+}
+
 }  // namespace
 
 void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView& w, float* y, MatmulPath path,
@@ -28,17 +51,8 @@ void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView&
   require(w.stride != 0 || row_length_supported(w.dtype, w.cols), "matmul",
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
 
-  if ((path == MatmulPath::RowDots || m < kGemmMinRows) && cpu::has_k_quant_dot(w.dtype) && w.first_col == 0 &&
-      row_length_supported(w.dtype, w.cols)) {
-    // K-quant rows meet the activations as Q8_K integers, quantised once for every weight row.
-    thread_local std::vector<cpu::Q8KRow> activations;
-    if (activations.size() < static_cast<size_t>(m)) activations.resize(static_cast<size_t>(m));
-    for (int64_t i = 0; i < m; ++i) cpu::quantize_q8_k_row(exact_x + i * w.cols, w.cols, activations[static_cast<size_t>(i)]);
-    const std::vector<cpu::Q8KRow>& rows = activations;
-    pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r)
-        for (int64_t i = 0; i < m; ++i) y[i * w.rows + r] = cpu::dot_k_quant(w.dtype, w.row(r), rows[static_cast<size_t>(i)]);
-    }, m * w.cols);
+  if (cpu::has_integer_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols)) {
+    integer_matmul(pool, exact_x, m, w, y);
     return;
   }
   // Block-quantised weights meet activations rounded to 8 bits, as in the reference (see

@@ -25,15 +25,15 @@ const char* const kParityModels[] = {"llama-spm-q4_k_m", "qwen2-gpt2-q4_k_m", "l
 // margin is below this many nats.
 constexpr double kCloseMargin = 0.05;
 
-// Cases where our greedy tokens leave the reference's before that step. Measured: these random-
-// weight models turn float rounding order into logit changes of up to ~0.25 nats (a 1-ulp change
-// of one RMS scale moves llama-spm case 0's first margin by 0.23), through the 8-bit activation
-// rounding that follows every norm; which cases cross the line changes with any change of
-// summation order (integer K-quant dots, shard partial sums). Today: llama-spm case 1 leaves at
-// step 17 (reference margin 0.249), case 3 at step 0 (0.111), qwen2 case 0 at step 21 (0.075).
+// Cases where our greedy tokens leave the reference's before that step. These random-weight
+// models turn float rounding order into logit changes of up to ~0.3 nats: a margin moves by that
+// much when one activation lands on the other side of an 8-bit rounding step (computing the
+// products exactly, without the reference's activation rounding, changes llama-spm case 0's first
+// margin from 2.26 to 1.99). Since every product with quantised weights runs on the reference's
+// integers (prefill included), the one case left is llama-spm case 1: it leaves at step 13, whose
+// reference margin is 0.051, and at step 28 (0.400) with --tp 2, whose shards sum in another order.
 // Exact agreement there needs llama.cpp's own float order; a new entry here needs that evidence.
-const std::set<std::pair<std::string, size_t>> kBeyondFloatOrder = {
-    {"llama-spm-q4_k_m", 1}, {"llama-spm-q4_k_m", 3}, {"qwen2-gpt2-q4_k_m", 0}};
+const std::set<std::pair<std::string, size_t>> kBeyondFloatOrder = {{"llama-spm-q4_k_m", 1}};
 
 std::string binary() { return shell_quote(test::snapstream_binary().string()); }
 

@@ -1,0 +1,227 @@
+// The x86 integer dot products, compiled twice: for AVX2 (maddubs/madd) and, with
+// SNAPSTREAM_AVX_VNNI defined and -mavxvnni, for AVX-VNNI (dpbusd/dpwssd fuse the multiply, the
+// pairwise sums and the accumulation). Both give the portable variant's bits: integer lane sums
+// are exact and the float steps are the same operations in the same order.
+#include <immintrin.h>
+
+#include "kernels/cpu/integer_dot_blocks.h"
+#include "kernels/cpu/integer_dots.h"
+
+#ifdef SNAPSTREAM_AVX_VNNI
+#define SNAPSTREAM_INTEGER_DOTS kAvxVnniIntegerDots
+#define SNAPSTREAM_ISA_NAME "avx-vnni"
+#else
+#define SNAPSTREAM_INTEGER_DOTS kAvx2IntegerDots
+#define SNAPSTREAM_ISA_NAME "avx2"
+#endif
+
+namespace snapstream::kernels::cpu {
+namespace {
+
+using namespace integer_blocks;
+
+// acc + (lane l: Σ of the four products u·s of bytes 4l..4l+3), u unsigned and s signed.
+inline __m256i add_byte_products(__m256i acc, __m256i u, __m256i s) {
+#ifdef SNAPSTREAM_AVX_VNNI
+  return _mm256_dpbusd_avx_epi32(acc, u, s);
+#else
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+#endif
+}
+
+// acc + (lane l: Σ of the four products u·s of bytes 4l..4l+3, each pair's sum times its
+// 16-bit scale). Pairs never saturate: u is at most 63 and |s| at most 127.
+inline __m256i add_scaled_byte_products(__m256i acc, __m256i u, __m256i s, __m256i scales16) {
+#ifdef SNAPSTREAM_AVX_VNNI
+  return _mm256_dpwssd_avx_epi32(acc, _mm256_maddubs_epi16(u, s), scales16);
+#else
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scales16));
+#endif
+}
+
+inline int32_t sum_int_lanes(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  return _mm_cvtsi128_si32(s);
+}
+
+inline float sum_float_lanes(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 0x55));
+  return _mm_cvtss_f32(s);
+}
+
+inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+inline float f16_at(const std::byte* p) {
+  uint16_t bits;
+  std::memcpy(&bits, p, 2);
+  return _cvtsh_ss(bits);
+}
+
+// 16 bytes of packed nibbles as 32 values: low nibbles first, then high ones.
+inline __m256i nibbles(const std::byte* p) {
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+}
+
+__m256i signed_q8_0(const std::byte* block) { return load32(block + 2); }
+
+__m256i signed_q4_0(const std::byte* block) { return _mm256_sub_epi8(nibbles(block + 2), _mm256_set1_epi8(8)); }
+
+__m256i signed_q5_0(const std::byte* block) {
+  uint32_t qh;
+  std::memcpy(&qh, block + 2, 4);
+  // Byte j of the result takes bit j of qh: spread qh's byte j/8 to byte j, keep bit j % 8.
+  const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(qh)),
+                                             _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
+                                                               0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201));
+  const __m256i fifth = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(0x10));
+  return _mm256_sub_epi8(_mm256_or_si256(nibbles(block + 6), fifth), _mm256_set1_epi8(16));
+}
+
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
+void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
+  __m256 lanes[M];
+  for (auto& l : lanes) l = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * BlockBytes;
+    const __m256i weights = Signed(block);
+    const __m256i magnitudes = _mm256_sign_epi8(weights, weights);
+    const float d = f16_at(block);
+    for (int j = 0; j < M; ++j) {
+      const __m256i signed_activations = _mm256_sign_epi8(load32(x[j].q + 32 * b), weights);
+      const __m256i sums = add_byte_products(_mm256_setzero_si256(), magnitudes, signed_activations);
+      lanes[j] = _mm256_fmadd_ps(_mm256_set1_ps(d * x[j].scales[b]), _mm256_cvtepi32_ps(sums), lanes[j]);
+    }
+  }
+  for (int j = 0; j < M; ++j) out[j * out_stride] = sum_float_lanes(lanes[j]);
+}
+
+// Q4_K and Q5_K, per 64 values: 32 bytes of qs hold values 0-31 in low nibbles and 32-63 in
+// high ones; Q5_K's fifth bits are bits 2c and 2c+1 of the 32 qh bytes.
+template <bool FifthBit, int M>
+void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
+  const int64_t block_bytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
+  const __m256i nibble = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
+  float totals[M] = {};
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * block_bytes;
+    const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
+    [[maybe_unused]] const __m256i qh = FifthBit ? load32(block + kQ5_KQh) : _mm256_setzero_si256();
+    uint8_t scale[8], min[8];
+    unpack_k_scales(bytes(block + kKScales), scale, min);
+    __m256i acc[M];
+    for (auto& a : acc) a = _mm256_setzero_si256();
+    for (int c = 0; c < 4; ++c) {
+      const __m256i packed = load32(qs + 32 * c);
+      __m256i low = _mm256_and_si256(packed, nibble);
+      __m256i high = _mm256_and_si256(_mm256_srli_epi16(packed, 4), nibble);
+      if constexpr (FifthBit) {
+        low = _mm256_or_si256(low, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
+        high = _mm256_or_si256(high, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
+      }
+      const __m256i scale_low = _mm256_set1_epi16(scale[2 * c]), scale_high = _mm256_set1_epi16(scale[2 * c + 1]);
+      for (int j = 0; j < M; ++j) {
+        const int8_t* a = x[j].q + 256 * b + 64 * c;
+        acc[j] = add_scaled_byte_products(acc[j], low, load32(a), scale_low);
+        acc[j] = add_scaled_byte_products(acc[j], high, load32(a + 32), scale_high);
+      }
+    }
+    const float d = f16_at(block), dmin = f16_at(block + 2);
+    for (int j = 0; j < M; ++j)
+      totals[j] += k_block_share(d, dmin, x[j].scales[b], sum_int_lanes(acc[j]), k_mins_sum(min, x[j].sums16 + 16 * b));
+  }
+  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
+}
+
+// Q6_K, per half of 128 values: part p (32 values) takes a nibble of ql (low for parts 0-1, high
+// for 2-3, from the first or second 32 bytes) and bits 2p, 2p+1 of the half's 32 qh bytes.
+template <int M>
+void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
+  const __m256i nibble = _mm256_set1_epi8(0x0F), two_bits = _mm256_set1_epi8(0x03);
+  float totals[M] = {};
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * kQ6_KBytes;
+    const auto* scales = reinterpret_cast<const int8_t*>(block + kQ6_KScales);
+    __m256i acc[M];
+    for (auto& a : acc) a = _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {
+      const __m256i low0 = load32(block + 64 * h), low1 = load32(block + 64 * h + 32);
+      const __m256i high = load32(block + kQ6_KQh + 32 * h);
+      for (int p = 0; p < 4; ++p) {
+        const __m256i low = p % 2 == 0 ? low0 : low1;
+        const __m256i nib = _mm256_and_si256(p < 2 ? low : _mm256_srli_epi16(low, 4), nibble);
+        const __m256i top = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * p), two_bits), 4);
+        const __m256i values = _mm256_or_si256(nib, top);
+        const int8_t* sc = scales + 8 * h + 2 * p;
+        const __m256i scale_pair = _mm256_set_m128i(_mm_set1_epi16(sc[1]), _mm_set1_epi16(sc[0]));
+        for (int j = 0; j < M; ++j)
+          acc[j] = add_scaled_byte_products(acc[j], values, load32(x[j].q + 256 * b + 128 * h + 32 * p), scale_pair);
+      }
+    }
+    const float d = f16_at(block + kQ6_KScale);
+    for (int j = 0; j < M; ++j) {
+      const int32_t scaled = sum_int_lanes(acc[j]) - q6_k_offset_sum(scales, x[j].sums16 + 16 * b);
+      totals[j] += k_block_share(d, 0.0f, x[j].scales[b], scaled, 0);
+    }
+  }
+  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
+}
+
+// The row count as a template argument keeps each tile's accumulators in registers.
+template <template <int> class Tile>
+void tile_dispatch(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out, int64_t out_stride) {
+  switch (m) {
+    case 1: return Tile<1>::run(w, blocks, x, out, out_stride);
+    case 2: return Tile<2>::run(w, blocks, x, out, out_stride);
+    case 3: return Tile<3>::run(w, blocks, x, out, out_stride);
+    default: return Tile<4>::run(w, blocks, x, out, out_stride);
+  }
+}
+
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
+struct Q8Family {
+  template <int M>
+  struct Tile {
+    static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
+      q8_family_tile<Signed, BlockBytes, M>(w, blocks, x, out, s);
+    }
+  };
+};
+template <int M>
+struct Q4KTile {
+  static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
+    q45_k_tile<false, M>(w, blocks, x, out, s);
+  }
+};
+template <int M>
+struct Q5KTile {
+  static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
+    q45_k_tile<true, M>(w, blocks, x, out, s);
+  }
+};
+template <int M>
+struct Q6KTile {
+  static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
+    q6_k_tile<M>(w, blocks, x, out, s);
+  }
+};
+
+}  // namespace
+
+const IntegerDotKernels SNAPSTREAM_INTEGER_DOTS = {
+    SNAPSTREAM_ISA_NAME,
+    tile_dispatch<Q8Family<signed_q8_0, kQ8_0Bytes>::Tile>,
+    tile_dispatch<Q8Family<signed_q4_0, kQ4_0Bytes>::Tile>,
+    tile_dispatch<Q8Family<signed_q5_0, kQ5_0Bytes>::Tile>,
+    tile_dispatch<Q4KTile>,
+    tile_dispatch<Q5KTile>,
+    tile_dispatch<Q6KTile>,
+};
+
+}  // namespace snapstream::kernels::cpu
