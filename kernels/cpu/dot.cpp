@@ -2,7 +2,6 @@
 // Several independent accumulators hide FMA latency so the loops run at memory speed.
 #include "kernels/cpu/dot.h"
 
-#include <cstring>
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define SNAPSTREAM_AVX2 1
@@ -31,11 +30,6 @@ inline __m256 load_f16x8(const uint16_t* p) {
 inline __m256 load_bf16x8(const uint16_t* p) {
   const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
-}
-inline __m256 load_i8x8(const int8_t* p) {
-  int64_t packed;
-  std::memcpy(&packed, p, sizeof packed);
-  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(packed)));
 }
 }  // namespace
 #endif
@@ -139,41 +133,8 @@ float dot_f16(const uint16_t* w, const float* x, int64_t n) { return dot_16bit(w
 
 float dot_bf16(const uint16_t* w, const float* x, int64_t n) { return dot_16bit(w, x, n, kWidenBF16, bf16_to_f32); }
 
-float dot_q8_0(const std::byte* w, const float* x, int64_t n) {
-  const int64_t blocks = n / kQ8BlockSize;
-#ifdef SNAPSTREAM_AVX2
-  // Two running totals, so consecutive blocks do not wait on each other's FMA.
-  __m256 totals[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-  for (int64_t b = 0; b < blocks; ++b) {
-    const std::byte* block = w + b * kQ8BlockBytes;
-    uint16_t scale_bits;
-    std::memcpy(&scale_bits, block, 2);
-    const auto* q = reinterpret_cast<const int8_t*>(block + 2);
-    const float* xb = x + b * kQ8BlockSize;
-    __m256 acc = _mm256_mul_ps(load_i8x8(q), _mm256_loadu_ps(xb));
-    acc = _mm256_fmadd_ps(load_i8x8(q + 8), _mm256_loadu_ps(xb + 8), acc);
-    acc = _mm256_fmadd_ps(load_i8x8(q + 16), _mm256_loadu_ps(xb + 16), acc);
-    acc = _mm256_fmadd_ps(load_i8x8(q + 24), _mm256_loadu_ps(xb + 24), acc);
-    totals[b & 1] = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(scale_bits)), acc, totals[b & 1]);
-  }
-  return horizontal_sum(_mm256_add_ps(totals[0], totals[1]));
-#else
-  float sum = 0.0f;
-  for (int64_t b = 0; b < blocks; ++b) {
-    const std::byte* block = w + b * kQ8BlockBytes;
-    uint16_t scale_bits;
-    std::memcpy(&scale_bits, block, 2);
-    const auto* q = reinterpret_cast<const int8_t*>(block + 2);
-    float block_sum = 0.0f;
-    for (int64_t i = 0; i < kQ8BlockSize; ++i) block_sum += static_cast<float>(q[i]) * x[b * kQ8BlockSize + i];
-    sum += f16_to_f32(scale_bits) * block_sum;
-  }
-  return sum;
-#endif
-}
-
 bool has_fused_dot(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::Q8_0;
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
 }
 
 float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n) {
@@ -181,7 +142,6 @@ float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n) {
     case DType::F32: return dot_f32(reinterpret_cast<const float*>(row), x, n);
     case DType::F16: return dot_f16(reinterpret_cast<const uint16_t*>(row), x, n);
     case DType::BF16: return dot_bf16(reinterpret_cast<const uint16_t*>(row), x, n);
-    case DType::Q8_0: return dot_q8_0(row, x, n);
     default: return 0.0f;  // has_fused_dot() is false: the caller decodes the row first
   }
 }

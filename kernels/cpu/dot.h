@@ -15,11 +15,9 @@ namespace snapstream::kernels::cpu {
 float dot_f32(const float* w, const float* x, int64_t n);
 float dot_f16(const uint16_t* w, const float* x, int64_t n);
 float dot_bf16(const uint16_t* w, const float* x, int64_t n);
-// n must be a multiple of kQ8BlockSize; blocks are read unaligned.
-float dot_q8_0(const std::byte* w, const float* x, int64_t n);
 
-// Whether dot_row reads this dtype directly (f32, f16, bf16, q8_0); the other block types are
-// decoded a row at a time first (see matmul).
+// Whether dot_row reads this dtype directly (f32, f16, bf16); block-quantised rows go through
+// the integer dot products or are decoded a row at a time first (see matmul).
 bool has_fused_dot(DType dtype);
 float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n);
 

@@ -46,6 +46,15 @@ inline int32_t sum_int_lanes(__m256i v) {
   return _mm_cvtsi128_si32(s);
 }
 
+// The lane sums of a and b, as one pair of horizontal adds.
+inline void sum_int_lanes(__m256i a, __m256i b, int32_t& sum_a, int32_t& sum_b) {
+  const __m256i pairs = _mm256_hadd_epi32(a, b);  // per half: a01 a23 b01 b23
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));
+  s = _mm_hadd_epi32(s, s);  // a, b, a, b
+  sum_a = _mm_cvtsi128_si32(s);
+  sum_b = _mm_extract_epi32(s, 1);
+}
+
 inline float sum_float_lanes(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -115,6 +124,9 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
     [[maybe_unused]] const __m256i qh = FifthBit ? load32(block + kQ5_KQh) : _mm256_setzero_si256();
     uint8_t scale[8], min[8];
     unpack_k_scales(bytes(block + kKScales), scale, min);
+    // Each min twice, one per 16-value activation sum of its sub-block.
+    const __m128i min16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(min)));
+    const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
     __m256i acc[M];
     for (auto& a : acc) a = _mm256_setzero_si256();
     for (int c = 0; c < 4; ++c) {
@@ -133,8 +145,12 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
       }
     }
     const float d = f16_at(block), dmin = f16_at(block + 2);
-    for (int j = 0; j < M; ++j)
-      totals[j] += k_block_share(d, dmin, x[j].scales[b], sum_int_lanes(acc[j]), k_mins_sum(min, x[j].sums16 + 16 * b));
+    for (int j = 0; j < M; ++j) {
+      const __m256i mins = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
+      int32_t scaled, mins_sum;
+      sum_int_lanes(acc[j], mins, scaled, mins_sum);
+      totals[j] += k_block_share(d, dmin, x[j].scales[b], scaled, mins_sum);
+    }
   }
   for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
 }
@@ -165,8 +181,12 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
       }
     }
     const float d = f16_at(block + kQ6_KScale);
+    // 32 · scale_j, for the +32 stored with every value.
+    const __m256i offset_scales =
+        _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales))), 5);
     for (int j = 0; j < M; ++j) {
-      const int32_t scaled = sum_int_lanes(acc[j]) - q6_k_offset_sum(scales, x[j].sums16 + 16 * b);
+      const __m256i offsets = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), offset_scales);
+      const int32_t scaled = sum_int_lanes(_mm256_sub_epi32(acc[j], offsets));
       totals[j] += k_block_share(d, 0.0f, x[j].scales[b], scaled, 0);
     }
   }
