@@ -38,7 +38,9 @@ void signed_q5_0(const std::byte* block, int8_t w[32]) {
 template <void (*Signed)(const std::byte*, int8_t*), int64_t BlockBytes>
 void q8_family_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out,
                     int64_t out_stride) {
-  float lanes[kIntegerTileRows][8] = {};
+  // Even and odd blocks keep separate lanes (as the SIMD variants do, to halve a row's chain of
+  // dependent adds), added lane by lane at the end.
+  float lanes[2][kIntegerTileRows][8] = {};
   int8_t weights[32];
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
@@ -50,11 +52,16 @@ void q8_family_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* 
       for (int l = 0; l < 8; ++l) {
         int32_t sum = 0;
         for (int k = 4 * l; k < 4 * l + 4; ++k) sum += weights[k] * a[k];
-        lanes[j][l] = std::fma(scale, static_cast<float>(sum), lanes[j][l]);
+        float& into = lanes[b % 2][j][l];
+        into = std::fma(scale, static_cast<float>(sum), into);
       }
     }
   }
-  for (int j = 0; j < m; ++j) out[j * out_stride] = sum_lanes(lanes[j]);
+  for (int j = 0; j < m; ++j) {
+    float both[8];
+    for (int l = 0; l < 8; ++l) both[l] = lanes[0][j][l] + lanes[1][j][l];
+    out[j * out_stride] = sum_lanes(both);
+  }
 }
 
 // Σ_s scale_s · Σ_{l in sub-block s} values_l · a_l over `count` sub-blocks of `length` values.

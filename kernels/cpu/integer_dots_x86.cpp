@@ -93,22 +93,32 @@ __m256i signed_q5_0(const std::byte* block) {
   return _mm256_sub_epi8(_mm256_or_si256(nibbles(block + 6), fifth), _mm256_set1_epi8(16));
 }
 
+// Block b's products added into `lanes`, one register of eight lanes per activation row.
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
+inline void add_q8_family_block(const std::byte* w, int64_t b, const QuantisedRowView* x, __m256 (&lanes)[M]) {
+  const std::byte* block = w + b * BlockBytes;
+  const __m256i weights = Signed(block);
+  const __m256i magnitudes = _mm256_sign_epi8(weights, weights);
+  const float d = f16_at(block);
+  for (int j = 0; j < M; ++j) {
+    const __m256i signed_activations = _mm256_sign_epi8(load32(x[j].q + 32 * b), weights);
+    const __m256i sums = add_byte_products(_mm256_setzero_si256(), magnitudes, signed_activations);
+    lanes[j] = _mm256_fmadd_ps(_mm256_set1_ps(d * x[j].scales[b]), _mm256_cvtepi32_ps(sums), lanes[j]);
+  }
+}
+
+// Even and odd blocks add into separate lanes, so one row's chain of dependent adds is halved.
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
 void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
-  __m256 lanes[M];
-  for (auto& l : lanes) l = _mm256_setzero_ps();
-  for (int64_t b = 0; b < blocks; ++b) {
-    const std::byte* block = w + b * BlockBytes;
-    const __m256i weights = Signed(block);
-    const __m256i magnitudes = _mm256_sign_epi8(weights, weights);
-    const float d = f16_at(block);
-    for (int j = 0; j < M; ++j) {
-      const __m256i signed_activations = _mm256_sign_epi8(load32(x[j].q + 32 * b), weights);
-      const __m256i sums = add_byte_products(_mm256_setzero_si256(), magnitudes, signed_activations);
-      lanes[j] = _mm256_fmadd_ps(_mm256_set1_ps(d * x[j].scales[b]), _mm256_cvtepi32_ps(sums), lanes[j]);
-    }
+  __m256 even[M], odd[M];
+  for (int j = 0; j < M; ++j) even[j] = odd[j] = _mm256_setzero_ps();
+  int64_t b = 0;
+  for (; b + 2 <= blocks; b += 2) {
+    add_q8_family_block<Signed, BlockBytes, M>(w, b, x, even);
+    add_q8_family_block<Signed, BlockBytes, M>(w, b + 1, x, odd);
   }
-  for (int j = 0; j < M; ++j) out[j * out_stride] = sum_float_lanes(lanes[j]);
+  if (b < blocks) add_q8_family_block<Signed, BlockBytes, M>(w, b, x, even);
+  for (int j = 0; j < M; ++j) out[j * out_stride] = sum_float_lanes(_mm256_add_ps(even[j], odd[j]));
 }
 
 // Q4_K and Q5_K, per 64 values: 32 bytes of qs hold values 0-31 in low nibbles and 32-63 in
@@ -127,8 +137,9 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
     // Each min twice, one per 16-value activation sum of its sub-block.
     const __m128i min16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(min)));
     const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
-    __m256i acc[M];
-    for (auto& a : acc) a = _mm256_setzero_si256();
+    // Low and high halves add into separate accumulators (integers: the order changes nothing).
+    __m256i acc[M], acc_high[M];
+    for (int j = 0; j < M; ++j) acc[j] = acc_high[j] = _mm256_setzero_si256();
     for (int c = 0; c < 4; ++c) {
       const __m256i packed = load32(qs + 32 * c);
       __m256i low = _mm256_and_si256(packed, nibble);
@@ -141,9 +152,10 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
       for (int j = 0; j < M; ++j) {
         const int8_t* a = x[j].q + 256 * b + 64 * c;
         acc[j] = add_scaled_byte_products(acc[j], low, load32(a), scale_low);
-        acc[j] = add_scaled_byte_products(acc[j], high, load32(a + 32), scale_high);
+        acc_high[j] = add_scaled_byte_products(acc_high[j], high, load32(a + 32), scale_high);
       }
     }
+    for (int j = 0; j < M; ++j) acc[j] = _mm256_add_epi32(acc[j], acc_high[j]);
     const float d = f16_at(block), dmin = f16_at(block + 2);
     for (int j = 0; j < M; ++j) {
       const __m256i mins = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
@@ -164,8 +176,9 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * kQ6_KBytes;
     const auto* scales = reinterpret_cast<const int8_t*>(block + kQ6_KScales);
-    __m256i acc[M];
-    for (auto& a : acc) a = _mm256_setzero_si256();
+    __m256i acc[2][M];
+    for (auto& half : acc)
+      for (auto& a : half) a = _mm256_setzero_si256();
     for (int h = 0; h < 2; ++h) {
       const __m256i low0 = load32(block + 64 * h), low1 = load32(block + 64 * h + 32);
       const __m256i high = load32(block + kQ6_KQh + 32 * h);
@@ -177,7 +190,8 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
         const int8_t* sc = scales + 8 * h + 2 * p;
         const __m256i scale_pair = _mm256_set_m128i(_mm_set1_epi16(sc[1]), _mm_set1_epi16(sc[0]));
         for (int j = 0; j < M; ++j)
-          acc[j] = add_scaled_byte_products(acc[j], values, load32(x[j].q + 256 * b + 128 * h + 32 * p), scale_pair);
+          acc[p % 2][j] =
+              add_scaled_byte_products(acc[p % 2][j], values, load32(x[j].q + 256 * b + 128 * h + 32 * p), scale_pair);
       }
     }
     const float d = f16_at(block + kQ6_KScale);
@@ -186,7 +200,7 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
         _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales))), 5);
     for (int j = 0; j < M; ++j) {
       const __m256i offsets = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), offset_scales);
-      const int32_t scaled = sum_int_lanes(_mm256_sub_epi32(acc[j], offsets));
+      const int32_t scaled = sum_int_lanes(_mm256_sub_epi32(_mm256_add_epi32(acc[0][j], acc[1][j]), offsets));
       totals[j] += k_block_share(d, 0.0f, x[j].scales[b], scaled, 0);
     }
   }
