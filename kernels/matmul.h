@@ -18,8 +18,10 @@ enum class MatmulPath : uint8_t {
 // column slice, as tensor-parallel shards do).
 enum class ActivationGrid : uint8_t { Exact, Rounded };
 
-// y is [m][w.rows]. Either path reads W from memory once. With block-quantised weights an
-// exact x is first rounded to the reference's 8-bit activation grid (activation_rounding.h).
+// y is [m][w.rows]. Either path reads W from memory once. Block-quantised weights of whole
+// blocks multiply as integers with x quantised to the reference's 8-bit grid, in any path and
+// batch (cpu/integer_dots.h; an x already on the grid quantises to the same integers); column
+// slices that cut a block meet x rounded to that grid in floats (activation_rounding.h).
 void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y,
             MatmulPath path = MatmulPath::Auto, ActivationGrid grid = ActivationGrid::Exact);
 
