@@ -23,19 +23,22 @@ constexpr int64_t kGemmMinRows = 4;
 void integer_matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y) {
   thread_local std::vector<QuantisedRow> rows;
   if (rows.size() < static_cast<size_t>(m)) rows.resize(static_cast<size_t>(m));
-  std::vector<cpu::QuantisedRowView> views(static_cast<size_t>(m));
+  thread_local std::vector<cpu::QuantisedRowView> views;
+  if (views.size() < static_cast<size_t>(m)) views.resize(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i) {
     QuantisedRow& row = rows[static_cast<size_t>(i)];
     quantise_activation_row(w.dtype, x + i * w.cols, w.cols, row);
     views[static_cast<size_t>(i)] = {row.q.data(), row.scales.data(), row.sums16.data()};
   }
+  // The workers read the caller's views: a thread_local named inside the lambda would be their own.
+  const cpu::QuantisedRowView* row_views = views.data();
   const cpu::IntegerRowDots dots = cpu::integer_row_dots(cpu::integer_dot_kernels(), w.dtype);
   const int64_t blocks = w.cols / block_layout(w.dtype).elements;
   pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r)
       for (int64_t i = 0; i < m; i += cpu::kIntegerTileRows) {
         const int tile = static_cast<int>(std::min<int64_t>(cpu::kIntegerTileRows, m - i));
-        dots(w.row(r), blocks, views.data() + i, tile, y + i * w.rows + r, w.rows);
+        dots(w.row(r), blocks, row_views + i, tile, y + i * w.rows + r, w.rows);
       }
   }, m * w.cols);
 }

@@ -38,20 +38,6 @@ static inline void unpack_k_scales(const uint8_t* packed, uint8_t scale[8], uint
   }
 }
 
-// Σ_j min_j · (sum of the activations of sub-block j), sub-blocks of 32 from sums of 16.
-static inline int32_t k_mins_sum(const uint8_t min[8], const int16_t* sums16) {
-  int32_t total = 0;
-  for (int j = 0; j < 8; ++j) total += min[j] * (sums16[2 * j] + sums16[2 * j + 1]);
-  return total;
-}
-
-// Q6_K's values are stored with +32; Σ_j 32 · scale_j · (sum of sub-block j's activations) takes it back.
-static inline int32_t q6_k_offset_sum(const int8_t* scales, const int16_t* sums16) {
-  int32_t total = 0;
-  for (int j = 0; j < 16; ++j) total += 32 * scales[j] * sums16[j];
-  return total;
-}
-
 // A K-quant block's share: d·a·scaled − dmin·a·mins, a being the activations' block scale.
 static inline float k_block_share(float d, float dmin, float a, int32_t scaled, int32_t mins) {
   return d * a * static_cast<float>(scaled) - dmin * a * static_cast<float>(mins);

@@ -64,6 +64,20 @@ void q8_family_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* 
   }
 }
 
+// Σ_j min_j · (sum of the activations of sub-block j), sub-blocks of 32 from sums of 16.
+int32_t k_mins_sum(const uint8_t min[8], const int16_t* sums16) {
+  int32_t total = 0;
+  for (int j = 0; j < 8; ++j) total += min[j] * (sums16[2 * j] + sums16[2 * j + 1]);
+  return total;
+}
+
+// Q6_K's values are stored with +32; Σ_j 32 · scale_j · (sum of sub-block j's activations) takes it back.
+int32_t q6_k_offset_sum(const int8_t* scales, const int16_t* sums16) {
+  int32_t total = 0;
+  for (int j = 0; j < 16; ++j) total += 32 * scales[j] * sums16[j];
+  return total;
+}
+
 // Σ_s scale_s · Σ_{l in sub-block s} values_l · a_l over `count` sub-blocks of `length` values.
 template <typename Scale>
 int32_t scaled_sum(const uint8_t* values, const int8_t* a, const Scale* scales, int count, int length) {
