@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/dot.h"
+#include "kernels/cpu/exp_row.h"
 #include "kernels/cpu/weighted_sum.h"
 
 namespace snapstream::kernels {
@@ -78,21 +79,17 @@ void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const flo
       for (int64_t g = 0; g < group; ++g) {
         float* w = weights.data() + g * row;
         float* o = out + b * shape.q_width() + (kv * group + g) * hd;
-        float max_score = cpu::dot_f32(q_group + g * hd, self_key, hd) * scale;
-        const float self_score = max_score;
+        // The token itself comes last, as the newest position does in causal attention.
+        w[extent] = cpu::dot_f32(q_group + g * hd, self_key, hd) * scale;
+        float max_score = w[extent];
         for (int64_t s = 0; s < extent; ++s) {
           w[s] = live[s] ? w[s] * scale : -std::numeric_limits<float>::infinity();
           max_score = std::max(max_score, w[s]);
         }
-        float total = 0.0f;
-        for (int64_t s = 0; s < extent; ++s) total += (w[s] = std::exp(w[s] - max_score));
-        const float self_weight = std::exp(self_score - max_score);
-        total += self_weight;
-        const float inverse = 1.0f / total;
-        for (int64_t s = 0; s < extent; ++s) w[s] *= inverse;
+        const float inverse = 1.0f / cpu::exp_shifted_row(w, extent + 1, max_score);
+        for (int64_t s = 0; s <= extent; ++s) w[s] *= inverse;
         cpu::weighted_row_sum(w, values, extent, hd, hd, o);
-        // The token itself comes last, as the newest position does in causal attention.
-        const float a = self_weight * inverse;
+        const float a = w[extent];
         for (int64_t d = 0; d < hd; ++d) o[d] += a * self_value[d];
       }
     }

@@ -1,8 +1,7 @@
 // Softmax with the row maximum subtracted first so exp never overflows.
 #include "kernels/softmax.h"
 
-#include <cmath>
-
+#include "kernels/cpu/exp_row.h"
 #include "kernels/errors.h"
 
 namespace snapstream::kernels {
@@ -12,12 +11,8 @@ void softmax(float* x, int64_t n) {
   float max_value = x[0];
   for (int64_t i = 1; i < n; ++i)
     if (x[i] > max_value) max_value = x[i];
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    x[i] = std::exp(x[i] - max_value);
-    sum += x[i];
-  }
-  for (int64_t i = 0; i < n; ++i) x[i] /= sum;
+  const float inverse = 1.0f / cpu::exp_shifted_row(x, n, max_value);
+  for (int64_t i = 0; i < n; ++i) x[i] *= inverse;
 }
 
 }  // namespace snapstream::kernels

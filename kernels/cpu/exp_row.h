@@ -1,0 +1,15 @@
+// exp over a row of scores, written so the compiler vectorises it: softmax and attention spend
+// most of their time here on small heads, where a scalar libm call per score dominates.
+#pragma once
+
+#include <cstdint>
+
+namespace snapstream::kernels::cpu {
+
+// x[i] = exp(x[i] - shift) for i < n, within 2 ulp of the exact value (exactly 0 below
+// about exp(-87.3), the smallest normal float; -inf gives 0, NaN stays NaN). Returns the sum of
+// the new values, added in eight interleaved partial sums then combined in a fixed order, so
+// a row's sum depends only on the row.
+float exp_shifted_row(float* x, int64_t n, float shift);
+
+}  // namespace snapstream::kernels::cpu

@@ -1,0 +1,71 @@
+// exp_shifted_row against double-precision exp: accuracy over the whole float range, the edges
+// (underflow to exactly zero, -inf, overflow, NaN) and the row sum.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/exp_row.h"
+
+using snapstream::kernels::cpu::exp_shifted_row;
+
+namespace {
+// Distance in units in the last place between a float and the exact value.
+double ulps_from(float got, double exact) {
+  const double ulp = std::ldexp(1.0, std::ilogb(static_cast<float>(exact)) - 23);
+  return std::fabs(got - exact) / ulp;
+}
+}  // namespace
+
+TEST_CASE("exp_shifted_row is within 2 ulp of exp on every normal result", "[exp]") {
+  std::vector<float> inputs;
+  for (float v = -87.0f; v <= 88.0f; v += 0.0137f) inputs.push_back(v);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> near_zero(-1.0f, 1.0f);
+  for (int i = 0; i < 5000; ++i) inputs.push_back(near_zero(rng));
+  // Odd lengths exercise the vector loop's tail.
+  inputs.resize(inputs.size() | 1);
+  std::vector<float> row = inputs;
+  exp_shifted_row(row.data(), static_cast<int64_t>(row.size()), 0.0f);
+  double worst = 0.0;
+  for (size_t i = 0; i < row.size(); ++i) worst = std::max(worst, ulps_from(row[i], std::exp(double{inputs[i]})));
+  CHECK(worst <= 2.0);
+}
+
+TEST_CASE("exp_shifted_row subtracts the shift and sums the row", "[exp]") {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> scores(0.0f, 4.0f);
+  for (const int64_t n : {1, 7, 8, 9, 63, 1000}) {
+    std::vector<float> row(static_cast<size_t>(n));
+    for (float& v : row) v = scores(rng);
+    const std::vector<float> original = row;
+    const float shift = 3.25f;
+    const float sum = exp_shifted_row(row.data(), n, shift);
+    double exact_sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double exact = std::exp(double{original[static_cast<size_t>(i)] - shift});
+      exact_sum += exact;
+      CHECK(ulps_from(row[static_cast<size_t>(i)], exact) <= 2.0);
+    }
+    CHECK(sum == Approx(exact_sum).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("exp_shifted_row gives exactly zero for masked and far-off scores, inf above range, NaN for NaN",
+          "[exp]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> row{-inf, -88.0f, -1000.0f, -87.0f, 89.0f, inf, std::nanf(""), 0.0f};
+  exp_shifted_row(row.data(), static_cast<int64_t>(row.size()), 0.0f);
+  CHECK(row[0] == 0.0f);
+  CHECK(row[1] == 0.0f);
+  CHECK(row[2] == 0.0f);
+  CHECK(row[3] > 0.0f);
+  CHECK(row[3] == Approx(std::exp(-87.0)).epsilon(1e-6));
+  CHECK(row[4] == inf);
+  CHECK(row[5] == inf);
+  CHECK(std::isnan(row[6]));
+  CHECK(row[7] == 1.0f);
+}
