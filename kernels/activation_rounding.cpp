@@ -60,7 +60,12 @@ void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, Quan
     else
       quantize_q8_k_block(x + b * row.block, row.block, q, scale);
   }
-  if (row.block != 256) return;
+  if (row.block == 32) {
+    row.biased.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+      row.biased[static_cast<size_t>(i)] = static_cast<uint8_t>(row.q[static_cast<size_t>(i)] + 128);
+    return;
+  }
   row.sums16.resize(static_cast<size_t>(n / 16));
   for (int64_t j = 0; j < n / 16; ++j) {
     int sum = 0;

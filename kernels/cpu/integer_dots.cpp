@@ -11,6 +11,11 @@ bool runs_avx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("x86-64-v3");
 }
 bool runs_avx_vnni() { return runs_avx2() && __builtin_cpu_supports("avxvnni"); }
+bool runs_avx512_vnni() {
+  return runs_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vnni");
+}
 #endif
 
 }  // namespace
@@ -50,6 +55,7 @@ std::vector<const IntegerDotKernels*> runnable_integer_dot_kernels() {
 #if defined(__x86_64__)
   if (runs_avx2()) variants.push_back(&kAvx2IntegerDots);
   if (runs_avx_vnni()) variants.push_back(&kAvxVnniIntegerDots);
+  if (runs_avx512_vnni()) variants.push_back(&kAvx512VnniIntegerDots);
 #endif
   return variants;
 }

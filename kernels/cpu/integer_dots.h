@@ -18,6 +18,7 @@ struct QuantisedRowView {
   const int8_t* q;
   const float* scales;
   const int16_t* sums16;  // Q8_K grid only
+  const uint8_t* biased;  // Q8_0 grid only: q + 128
 };
 
 // Activation rows one call takes.
@@ -46,6 +47,7 @@ extern const IntegerDotKernels kPortableIntegerDots;
 #if defined(__x86_64__)
 extern const IntegerDotKernels kAvx2IntegerDots;
 extern const IntegerDotKernels kAvxVnniIntegerDots;
+extern const IntegerDotKernels kAvx512VnniIntegerDots;
 #endif
 
 }  // namespace snapstream::kernels::cpu

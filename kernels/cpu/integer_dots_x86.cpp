@@ -1,15 +1,25 @@
-// The x86 integer dot products, compiled twice: for AVX2 (maddubs/madd) and, with
-// SNAPSTREAM_AVX_VNNI defined and -mavxvnni, for AVX-VNNI (dpbusd/dpwssd fuse the multiply, the
-// pairwise sums and the accumulation). Both give the portable variant's bits: integer lane sums
-// are exact and the float steps are the same operations in the same order.
+// The x86 integer dot products, compiled three times: for AVX2 (maddubs/madd); with
+// SNAPSTREAM_AVX_VNNI and -mavxvnni for AVX-VNNI (dpbusd/dpwssd fuse the multiply, the pairwise
+// sums and the accumulation); with SNAPSTREAM_AVX512_VNNI and the AVX-512 flags for AVX-512 VNNI,
+// which also takes two Q8_0-grid blocks per 512-bit register. All give the portable variant's
+// bits: integer lane sums are exact and the float steps are the same operations in the same order.
 #include <immintrin.h>
 
 #include "kernels/cpu/integer_dot_blocks.h"
 #include "kernels/cpu/integer_dots.h"
 
-#ifdef SNAPSTREAM_AVX_VNNI
+#if defined(SNAPSTREAM_AVX512_VNNI)
+#define SNAPSTREAM_INTEGER_DOTS kAvx512VnniIntegerDots
+#define SNAPSTREAM_ISA_NAME "avx512-vnni"
+#define SNAPSTREAM_VNNI 1
+#define SNAPSTREAM_DPBUSD _mm256_dpbusd_epi32
+#define SNAPSTREAM_DPWSSD _mm256_dpwssd_epi32
+#elif defined(SNAPSTREAM_AVX_VNNI)
 #define SNAPSTREAM_INTEGER_DOTS kAvxVnniIntegerDots
 #define SNAPSTREAM_ISA_NAME "avx-vnni"
+#define SNAPSTREAM_VNNI 1
+#define SNAPSTREAM_DPBUSD _mm256_dpbusd_avx_epi32
+#define SNAPSTREAM_DPWSSD _mm256_dpwssd_avx_epi32
 #else
 #define SNAPSTREAM_INTEGER_DOTS kAvx2IntegerDots
 #define SNAPSTREAM_ISA_NAME "avx2"
@@ -22,8 +32,8 @@ using namespace integer_blocks;
 
 // acc + (lane l: Σ of the four products u·s of bytes 4l..4l+3), u unsigned and s signed.
 inline __m256i add_byte_products(__m256i acc, __m256i u, __m256i s) {
-#ifdef SNAPSTREAM_AVX_VNNI
-  return _mm256_dpbusd_avx_epi32(acc, u, s);
+#ifdef SNAPSTREAM_VNNI
+  return SNAPSTREAM_DPBUSD(acc, u, s);
 #else
   return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
 #endif
@@ -32,8 +42,8 @@ inline __m256i add_byte_products(__m256i acc, __m256i u, __m256i s) {
 // acc + (lane l: Σ of the four products u·s of bytes 4l..4l+3, each pair's sum times its
 // 16-bit scale). Pairs never saturate: u is at most 63 and |s| at most 127.
 inline __m256i add_scaled_byte_products(__m256i acc, __m256i u, __m256i s, __m256i scales16) {
-#ifdef SNAPSTREAM_AVX_VNNI
-  return _mm256_dpwssd_avx_epi32(acc, _mm256_maddubs_epi16(u, s), scales16);
+#ifdef SNAPSTREAM_VNNI
+  return SNAPSTREAM_DPWSSD(acc, _mm256_maddubs_epi16(u, s), scales16);
 #else
   return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scales16));
 #endif
@@ -93,20 +103,72 @@ __m256i signed_q5_0(const std::byte* block) {
   return _mm256_sub_epi8(_mm256_or_si256(nibbles(block + 6), fifth), _mm256_set1_epi8(16));
 }
 
+// Each lane starts at minus the share of the activations' +128 bias, 128 · Σw over its bytes:
+// dpbusd's 32-bit sums cannot saturate, so the activations come as unsigned bytes (q + 128)
+// and the weights stay signed.
+#ifdef SNAPSTREAM_VNNI
+inline __m256i bias_start(__m256i weights) {
+  const __m256i zero = _mm256_setzero_si256();
+  return _mm256_sub_epi32(zero, SNAPSTREAM_DPBUSD(zero, _mm256_set1_epi8(-128), weights));
+}
+#endif
+
 // Block b's products added into `lanes`, one register of eight lanes per activation row.
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
 inline void add_q8_family_block(const std::byte* w, int64_t b, const QuantisedRowView* x, __m256 (&lanes)[M]) {
   const std::byte* block = w + b * BlockBytes;
   const __m256i weights = Signed(block);
+  const __m256 d = _mm256_set1_ps(f16_at(block));
+#ifdef SNAPSTREAM_VNNI
+  const __m256i start = bias_start(weights);
+#else
+  // maddubs saturates 16-bit pair sums, so the sign moves onto the activations instead: |w| is
+  // at most 128 and |x| at most 127, and a pair stays below 2^15.
   const __m256i magnitudes = _mm256_sign_epi8(weights, weights);
-  const float d = f16_at(block);
+#endif
   for (int j = 0; j < M; ++j) {
+#ifdef SNAPSTREAM_VNNI
+    const __m256i sums = SNAPSTREAM_DPBUSD(start, load32(x[j].biased + 32 * b), weights);
+#else
     const __m256i signed_activations = _mm256_sign_epi8(load32(x[j].q + 32 * b), weights);
     const __m256i sums = add_byte_products(_mm256_setzero_si256(), magnitudes, signed_activations);
-    lanes[j] = _mm256_fmadd_ps(_mm256_set1_ps(d * x[j].scales[b]), _mm256_cvtepi32_ps(sums), lanes[j]);
+#endif
+    const __m256 scale = _mm256_mul_ps(d, _mm256_broadcast_ss(x[j].scales + b));
+    lanes[j] = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sums), lanes[j]);
   }
 }
 
+#ifdef SNAPSTREAM_AVX512_VNNI
+// Two blocks per register: lanes 0-7 hold the even block's sums and lanes 8-15 the odd one's,
+// exactly the 256-bit variants' two accumulators, in half the instructions.
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
+void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i biases = _mm512_set1_epi8(-128);
+  // Spreads a pair of scales over the halves: lanes 0-7 take the first, 8-15 the second.
+  const __m512i halves = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+  __m512 lanes[M];
+  for (int j = 0; j < M; ++j) lanes[j] = _mm512_setzero_ps();
+  int64_t b = 0;
+  for (; b + 2 <= blocks; b += 2) {
+    const std::byte* block = w + b * BlockBytes;
+    const __m512i weights = _mm512_inserti64x4(_mm512_castsi256_si512(Signed(block)), Signed(block + BlockBytes), 1);
+    const __m512 d = _mm512_insertf32x8(_mm512_set1_ps(f16_at(block)), _mm256_set1_ps(f16_at(block + BlockBytes)), 1);
+    const __m512i start = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, biases, weights));
+    for (int j = 0; j < M; ++j) {
+      const __m512i sums = _mm512_dpbusd_epi32(start, _mm512_loadu_si512(x[j].biased + 32 * b), weights);
+      const __m128 scale_pair = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(x[j].scales + b)));
+      const __m512 scale = _mm512_mul_ps(d, _mm512_permutexvar_ps(halves, _mm512_castps128_ps512(scale_pair)));
+      lanes[j] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(sums), lanes[j]);
+    }
+  }
+  __m256 even[M];
+  for (int j = 0; j < M; ++j) even[j] = _mm512_castps512_ps256(lanes[j]);
+  if (b < blocks) add_q8_family_block<Signed, BlockBytes, M>(w, b, x, even);
+  for (int j = 0; j < M; ++j)
+    out[j * out_stride] = sum_float_lanes(_mm256_add_ps(even[j], _mm512_extractf32x8_ps(lanes[j], 1)));
+}
+#else
 // Even and odd blocks add into separate lanes, so one row's chain of dependent adds is halved.
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
 void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
@@ -120,6 +182,7 @@ void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* 
   if (b < blocks) add_q8_family_block<Signed, BlockBytes, M>(w, b, x, even);
   for (int j = 0; j < M; ++j) out[j * out_stride] = sum_float_lanes(_mm256_add_ps(even[j], odd[j]));
 }
+#endif
 
 // Q4_K and Q5_K, per 64 values: 32 bytes of qs hold values 0-31 in low nibbles and 32-63 in
 // high ones; Q5_K's fifth bits are bits 2c and 2c+1 of the 32 qh bytes.

@@ -51,7 +51,9 @@ std::vector<std::byte> weight_row(DType dtype, int64_t blocks, bool raw_bytes, s
   return row;
 }
 
-cpu::QuantisedRowView view(const QuantisedRow& row) { return {row.q.data(), row.scales.data(), row.sums16.data()}; }
+cpu::QuantisedRowView view(const QuantisedRow& row) {
+  return {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data()};
+}
 
 }  // namespace
 
