@@ -184,6 +184,35 @@ void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* 
 }
 #endif
 
+// The eight 6-bit scales (bytes 0-7) and mins (bytes 8-15) of a Q4_K/Q5_K block, unpacked as
+// 32-bit words: unpack_k_scales's bit moves, four bytes at a time.
+inline __m128i unpack_k_scales_x86(const std::byte* packed) {
+  uint32_t word[3];
+  std::memcpy(word, packed, sizeof word);
+  const uint32_t low6 = 0x3F3F3F3F, low4 = 0x0F0F0F0F, top2 = 0x03030303;
+  const uint32_t scales_low = word[0] & low6, mins_low = word[1] & low6;
+  const uint32_t scales_high = (word[2] & low4) | (((word[0] >> 6) & top2) << 4);
+  const uint32_t mins_high = ((word[2] >> 4) & low4) | (((word[1] >> 6) & top2) << 4);
+  return _mm_set_epi32(static_cast<int>(mins_high), static_cast<int>(mins_low), static_cast<int>(scales_high),
+                       static_cast<int>(scales_low));
+}
+
+// Shuffles that spread 16-bit value k of each 128-bit half over all of it. A constant table, not
+// vectors built at start-up: this file's code may only run once the CPU check has chosen it.
+struct ScaleSpreads {
+  alignas(32) uint8_t bytes[8][32];
+};
+constexpr ScaleSpreads make_scale_spreads() {
+  ScaleSpreads spreads{};
+  for (int k = 0; k < 8; ++k)
+    for (int i = 0; i < 32; i += 2) {
+      spreads.bytes[k][i] = static_cast<uint8_t>(2 * k);
+      spreads.bytes[k][i + 1] = static_cast<uint8_t>(2 * k + 1);
+    }
+  return spreads;
+}
+constexpr ScaleSpreads kScaleSpreads = make_scale_spreads();
+
 // Q4_K and Q5_K, per 64 values: 32 bytes of qs hold values 0-31 in low nibbles and 32-63 in
 // high ones; Q5_K's fifth bits are bits 2c and 2c+1 of the 32 qh bytes.
 template <bool FifthBit, int M>
@@ -195,11 +224,11 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
     const std::byte* block = w + b * block_bytes;
     const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
     [[maybe_unused]] const __m256i qh = FifthBit ? load32(block + kQ5_KQh) : _mm256_setzero_si256();
-    uint8_t scale[8], min[8];
-    unpack_k_scales(bytes(block + kKScales), scale, min);
+    const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
     // Each min twice, one per 16-value activation sum of its sub-block.
-    const __m128i min16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(min)));
+    const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
     const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
+    const __m256i scale16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales_and_mins));
     // Low and high halves add into separate accumulators (integers: the order changes nothing).
     __m256i acc[M], acc_high[M];
     for (int j = 0; j < M; ++j) acc[j] = acc_high[j] = _mm256_setzero_si256();
@@ -211,7 +240,8 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
         low = _mm256_or_si256(low, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
         high = _mm256_or_si256(high, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
       }
-      const __m256i scale_low = _mm256_set1_epi16(scale[2 * c]), scale_high = _mm256_set1_epi16(scale[2 * c + 1]);
+      const __m256i scale_low = _mm256_shuffle_epi8(scale16, load32(kScaleSpreads.bytes[2 * c]));
+      const __m256i scale_high = _mm256_shuffle_epi8(scale16, load32(kScaleSpreads.bytes[2 * c + 1]));
       for (int j = 0; j < M; ++j) {
         const int8_t* a = x[j].q + 256 * b + 64 * c;
         acc[j] = add_scaled_byte_products(acc[j], low, load32(a), scale_low);
