@@ -197,18 +197,27 @@ inline __m128i unpack_k_scales_x86(const std::byte* packed) {
                        static_cast<int>(scales_low));
 }
 
-// Shuffles that spread 16-bit value k of each 128-bit half over all of it. A constant table, not
-// vectors built at start-up: this file's code may only run once the CPU check has chosen it.
+// Byte shuffles that spread 16-bit scales over a register's lanes: bytes[k] puts value k of
+// each 128-bit half over all of it; pairs[p] puts value 2p over the low half and 2p + 1 over the
+// high one. A constant table, not vectors built at start-up: this file's code may only run once
+// the CPU check has chosen it.
 struct ScaleSpreads {
   alignas(32) uint8_t bytes[8][32];
+  alignas(32) uint8_t pairs[4][32];
 };
 constexpr ScaleSpreads make_scale_spreads() {
   ScaleSpreads spreads{};
-  for (int k = 0; k < 8; ++k)
-    for (int i = 0; i < 32; i += 2) {
+  for (int i = 0; i < 32; i += 2) {
+    for (int k = 0; k < 8; ++k) {
       spreads.bytes[k][i] = static_cast<uint8_t>(2 * k);
       spreads.bytes[k][i + 1] = static_cast<uint8_t>(2 * k + 1);
     }
+    for (int p = 0; p < 4; ++p) {
+      const int value = i < 16 ? 2 * p : 2 * p + 1;
+      spreads.pairs[p][i] = static_cast<uint8_t>(2 * value);
+      spreads.pairs[p][i + 1] = static_cast<uint8_t>(2 * value + 1);
+    }
+  }
   return spreads;
 }
 constexpr ScaleSpreads kScaleSpreads = make_scale_spreads();
@@ -273,6 +282,9 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
     for (auto& half : acc)
       for (auto& a : half) a = _mm256_setzero_si256();
     for (int h = 0; h < 2; ++h) {
+      // The half's eight scales as 16-bit values, in both 128-bit halves.
+      const __m256i half_scales = _mm256_broadcastsi128_si256(
+          _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * h))));
       const __m256i low0 = load32(block + 64 * h), low1 = load32(block + 64 * h + 32);
       const __m256i high = load32(block + kQ6_KQh + 32 * h);
       for (int p = 0; p < 4; ++p) {
@@ -280,8 +292,7 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
         const __m256i nib = _mm256_and_si256(p < 2 ? low : _mm256_srli_epi16(low, 4), nibble);
         const __m256i top = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * p), two_bits), 4);
         const __m256i values = _mm256_or_si256(nib, top);
-        const int8_t* sc = scales + 8 * h + 2 * p;
-        const __m256i scale_pair = _mm256_set_m128i(_mm_set1_epi16(sc[1]), _mm_set1_epi16(sc[0]));
+        const __m256i scale_pair = _mm256_shuffle_epi8(half_scales, load32(kScaleSpreads.pairs[p]));
         for (int j = 0; j < M; ++j)
           acc[p % 2][j] =
               add_scaled_byte_products(acc[p % 2][j], values, load32(x[j].q + 256 * b + 128 * h + 32 * p), scale_pair);
