@@ -17,6 +17,9 @@ namespace {
 constexpr int64_t kBandRows = 64;
 // Below this many activation rows, reading W once per row is cheaper than a GEMM.
 constexpr int64_t kGemmMinRows = 4;
+// Activation rows a thread takes through its weight rows at a time, so their quantised bytes
+// stay in L1 while the weights stream past (prefill: 512 rows would not fit).
+constexpr int64_t kIntegerChunkRows = 16;
 // Block-quantised rows of whole blocks: each activation row is quantised once to its 8-bit grid,
 // then every weight row meets all of them in tiles, so a weight block is read and unpacked once
 // per tile and the result of a row never depends on the batch it came in.
@@ -35,11 +38,14 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, const WeightVie
   const cpu::IntegerRowDots dots = cpu::integer_row_dots(cpu::integer_dot_kernels(), w.dtype);
   const int64_t blocks = w.cols / block_layout(w.dtype).elements;
   pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r)
-      for (int64_t i = 0; i < m; i += cpu::kIntegerTileRows) {
-        const int tile = static_cast<int>(std::min<int64_t>(cpu::kIntegerTileRows, m - i));
-        dots(w.row(r), blocks, row_views + i, tile, y + i * w.rows + r, w.rows);
-      }
+    for (int64_t first = 0; first < m; first += kIntegerChunkRows) {
+      const int64_t last = std::min(m, first + kIntegerChunkRows);
+      for (int64_t r = begin; r < end; ++r)
+        for (int64_t i = first; i < last; i += cpu::kIntegerTileRows) {
+          const int tile = static_cast<int>(std::min<int64_t>(cpu::kIntegerTileRows, last - i));
+          dots(w.row(r), blocks, row_views + i, tile, y + i * w.rows + r, w.rows);
+        }
+    }
   }, m * w.cols);
 }
 
