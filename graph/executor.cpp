@@ -1,5 +1,6 @@
-// Op-by-op execution. Padded rows of a bucket run through the matmuls like real ones (the
-// shapes are static) but never touch a KV cache, and their results are never read.
+// Op-by-op execution. The graph's shapes are its bucket's (the emulated device prices them);
+// the CPU computes only the real rows, since every op but attention works row by row and
+// attention reads real rows only, so padded rows would be work whose results nobody reads.
 #include "graph/executor.h"
 
 #include <algorithm>
@@ -16,6 +17,10 @@
 #include "kernels/swiglu.h"
 
 namespace snapstream::graph {
+
+int64_t Executor::live_rows(int32_t id) const {
+  return std::min(graph_->tensors[static_cast<size_t>(id)].shape.front(), real_rows_);
+}
 
 float* Executor::tensor(int32_t id) const {
   const Tensor& t = graph_->tensors[static_cast<size_t>(id)];
@@ -71,7 +76,6 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
 void Executor::run_op(const Op& op, int64_t layer) {
   const ModelShape& s = graph_->shape;
   const bool decode = graph_->key.phase == Phase::Decode;
-  const int64_t rows = bucket_rows_;
   auto position = [&](int64_t row) { return decode ? rows_->positions[static_cast<size_t>(row)] : rows_->first_position + row; };
   switch (op.kind) {
     case OpKind::Embed: {
@@ -79,7 +83,6 @@ void Executor::run_op(const Op& op, int64_t layer) {
       float* x = tensor(op.outputs[0]);
       for (int64_t r = 0; r < real_rows_; ++r)
         kernels::dequantize_row(table.dtype, table.row(rows_->tokens[static_cast<size_t>(r)]), s.dim, x + r * s.dim);
-      std::fill(x + real_rows_ * s.dim, x + rows * s.dim, 0.0f);
       return;
     }
     case OpKind::RmsNorm: {
@@ -88,14 +91,14 @@ void Executor::run_op(const Op& op, int64_t layer) {
       if (op.last_row_only)
         kernels::rmsnorm(in + (real_rows_ - 1) * s.dim, weight, 1, s.dim, bindings_->norm_eps(), tensor(op.outputs[0]));
       else
-        kernels::rmsnorm(in, weight, rows, s.dim, bindings_->norm_eps(), tensor(op.outputs[0]));
+        kernels::rmsnorm(in, weight, real_rows_, s.dim, bindings_->norm_eps(), tensor(op.outputs[0]));
       return;
     }
     case OpKind::MatMul: {
       kernels::WeightView w = bindings_->matrix(op.weight.kind, layer);
       if (op.weight.row_end > op.weight.row_begin) w = w.row_slice(op.weight.row_begin, op.weight.row_end);
       if (op.weight.col_end > op.weight.col_begin) w = w.column_slice(op.weight.col_begin, op.weight.col_end);
-      const int64_t m = graph_->tensors[static_cast<size_t>(op.inputs[0])].shape.front();
+      const int64_t m = live_rows(op.inputs[0]);
       // Decode keeps every row's result independent of the batch (see MatmulPath::RowDots).
       float* y = tensor(op.outputs[0]);
       const auto path = decode ? kernels::MatmulPath::RowDots : kernels::MatmulPath::Auto;
@@ -116,8 +119,7 @@ void Executor::run_op(const Op& op, int64_t layer) {
       const int64_t heads = op.head_end - op.head_begin, kv_heads = op.kv_head_end - op.kv_head_begin;
       float* q = tensor(op.inputs[0]);
       float* k = tensor(op.inputs[1]);
-      const int64_t rotated = decode ? real_rows_ : rows;
-      for (int64_t r = 0; r < rotated; ++r) {
+      for (int64_t r = 0; r < real_rows_; ++r) {
         kernels::rope(q + r * heads * s.head_dim, heads, s.head_dim, position(r), bindings_->rope());
         kernels::rope(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, position(r), bindings_->rope());
       }
@@ -142,7 +144,6 @@ void Executor::run_op(const Op& op, int64_t layer) {
         v = history.values;
         kernels::causal_attention(pool_, q, real_rows_, first, k, v, shard, out);
       }
-      std::fill(out + real_rows_ * shard.q_width(), out + rows * shard.q_width(), 0.0f);
       if (!rows_->prompt_ends) return;
       const int64_t window = std::min(bindings_->observation_window(), real_rows_);
       bindings_->compact(layer, shard, op.kv_head_begin, k, v, first + real_rows_, q + (real_rows_ - window) * shard.q_width(),
@@ -167,33 +168,33 @@ void Executor::run_op(const Op& op, int64_t layer) {
       }
       bindings_->observe_queries(layer, op.kv_head_begin, shard, real_rows_, q, k);
       kernels::decode_attention(pool_, real_rows_, q, shifted_q, k, v, caches_.data(), bindings_->cache_capacity(), shard, out);
-      std::fill(out + real_rows_ * shard.q_width(), out + rows * shard.q_width(), 0.0f);
       // Stored only now, so a ring entry this token evicts was still seen by its own attention.
       for (int64_t r = 0; r < real_rows_; ++r)
         bindings_->store(r, layer, op.kv_head_begin, shard.kv_heads, k + r * shard.kv_width(), v + r * shard.kv_width());
       return;
     }
     case OpKind::SwiGLU:
-      kernels::swiglu(tensor(op.inputs[0]), tensor(op.inputs[1]), rows * width(op.inputs[0]));
+      kernels::swiglu(tensor(op.inputs[0]), tensor(op.inputs[1]), live_rows(op.inputs[0]) * width(op.inputs[0]));
       return;
     case OpKind::Add: {
       float* x = tensor(op.inputs[0]);
       const float* y = tensor(op.inputs[1]);
-      for (int64_t i = 0; i < rows * s.dim; ++i) x[i] += y[i];
+      for (int64_t i = 0; i < live_rows(op.inputs[0]) * s.dim; ++i) x[i] += y[i];
       return;
     }
     case OpKind::AllReduce: {
       float* out = tensor(op.outputs[0]);
-      std::memcpy(out, tensor(op.inputs[0]), static_cast<size_t>(rows * s.dim) * sizeof(float));
+      const int64_t values = live_rows(op.inputs[0]) * s.dim;
+      std::memcpy(out, tensor(op.inputs[0]), static_cast<size_t>(values) * sizeof(float));
       for (size_t shard = 1; shard < op.inputs.size(); ++shard) {
         const float* part = tensor(op.inputs[shard]);
-        for (int64_t i = 0; i < rows * s.dim; ++i) out[i] += part[i];
+        for (int64_t i = 0; i < values; ++i) out[i] += part[i];
       }
       return;
     }
     case OpKind::AllGather: {
       float* out = tensor(op.outputs[0]);
-      const int64_t out_rows = graph_->tensors[static_cast<size_t>(op.outputs[0])].shape.front();
+      const int64_t out_rows = live_rows(op.outputs[0]);
       int64_t column = 0;
       for (const int32_t part : op.inputs) {
         const float* in = tensor(part);

@@ -74,6 +74,8 @@ class Executor {
  private:
   void run_op(const Op& op, int64_t layer);
   float* tensor(int32_t id) const;
+  // The rows of a tensor the step computes: its real rows (one for a last-row tensor).
+  int64_t live_rows(int32_t id) const;
   // A column-sliced matmul's input: the shards' parts joined into whole rows, rounded to the
   // weight's 8-bit grid, and this op's columns taken back out.
   const float* rounded_slice(const Op& op, int64_t rows, kernels::DType weight_dtype);
