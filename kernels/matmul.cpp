@@ -31,7 +31,8 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, const WeightVie
   for (int64_t i = 0; i < m; ++i) {
     QuantisedRow& row = rows[static_cast<size_t>(i)];
     quantise_activation_row(w.dtype, x + i * w.cols, w.cols, row);
-    views[static_cast<size_t>(i)] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data()};
+    views[static_cast<size_t>(i)] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(),
+                                   row.paired_scales.data()};
   }
   // The workers read the caller's views: a thread_local named inside the lambda would be their own.
   const cpu::QuantisedRowView* row_views = views.data();

@@ -19,10 +19,11 @@ struct QuantisedRowView {
   const float* scales;
   const int16_t* sums16;  // Q8_K grid only
   const uint8_t* biased;  // Q8_0 grid only: q + 128
+  const float* paired_scales;  // Q8_0 grid only: see QuantisedRow
 };
 
-// Activation rows one call takes.
-inline constexpr int kIntegerTileRows = 4;
+// Activation rows one call takes at most.
+inline constexpr int kIntegerTileRows = 8;
 
 // out[j * out_stride] = w · x[j] for j < m <= kIntegerTileRows; w holds `blocks` whole blocks.
 using IntegerRowDots = void (*)(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out,

@@ -145,8 +145,6 @@ template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
 void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
   const __m512i zero = _mm512_setzero_si512();
   const __m512i biases = _mm512_set1_epi8(-128);
-  // Spreads a pair of scales over the halves: lanes 0-7 take the first, 8-15 the second.
-  const __m512i halves = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
   __m512 lanes[M];
   for (int j = 0; j < M; ++j) lanes[j] = _mm512_setzero_ps();
   int64_t b = 0;
@@ -157,8 +155,7 @@ void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* 
     const __m512i start = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, biases, weights));
     for (int j = 0; j < M; ++j) {
       const __m512i sums = _mm512_dpbusd_epi32(start, _mm512_loadu_si512(x[j].biased + 32 * b), weights);
-      const __m128 scale_pair = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(x[j].scales + b)));
-      const __m512 scale = _mm512_mul_ps(d, _mm512_permutexvar_ps(halves, _mm512_castps128_ps512(scale_pair)));
+      const __m512 scale = _mm512_mul_ps(d, _mm512_loadu_ps(x[j].paired_scales + 8 * b));
       lanes[j] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(sums), lanes[j]);
     }
   }
@@ -311,15 +308,28 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
   for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
 }
 
+// Rows one tile keeps accumulators for: AVX-512's 32 vector registers hold eight rows', the
+// 16 of AVX2 four.
+#ifdef SNAPSTREAM_AVX512_VNNI
+constexpr int kWidestTile = 8;
+#else
+constexpr int kWidestTile = 8;
+#endif
+
 // The row count as a template argument keeps each tile's accumulators in registers.
+template <template <int> class Tile, int M = 1>
+void run_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out, int64_t out_stride) {
+  if constexpr (M < kWidestTile) {
+    if (m != M) return run_tile<Tile, M + 1>(w, blocks, x, m, out, out_stride);
+  }
+  Tile<M>::run(w, blocks, x, out, out_stride);
+}
+
 template <template <int> class Tile>
 void tile_dispatch(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out, int64_t out_stride) {
-  switch (m) {
-    case 1: return Tile<1>::run(w, blocks, x, out, out_stride);
-    case 2: return Tile<2>::run(w, blocks, x, out, out_stride);
-    case 3: return Tile<3>::run(w, blocks, x, out, out_stride);
-    default: return Tile<4>::run(w, blocks, x, out, out_stride);
-  }
+  for (; m > kWidestTile; m -= kWidestTile, x += kWidestTile, out += kWidestTile * out_stride)
+    Tile<kWidestTile>::run(w, blocks, x, out, out_stride);
+  run_tile<Tile>(w, blocks, x, m, out, out_stride);
 }
 
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>

@@ -52,14 +52,14 @@ std::vector<std::byte> weight_row(DType dtype, int64_t blocks, bool raw_bytes, s
 }
 
 cpu::QuantisedRowView view(const QuantisedRow& row) {
-  return {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data()};
+  return {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.paired_scales.data()};
 }
 
 }  // namespace
 
 TEST_CASE("integer dot products: every variant, the naive reference and tiles agree", "[integer_dots]") {
   const auto dtype = GENERATE(DType::Q8_0, DType::Q4_0, DType::Q5_0, DType::Q4_K, DType::Q5_K, DType::Q6_K);
-  const int64_t blocks = GENERATE(1, 3);
+  const int64_t blocks = GENERATE(1, 2, 3);
   const bool raw_bytes = GENERATE(false, true);
   const int64_t n = blocks * block_layout(dtype).elements;
   INFO(dtype_name(dtype) << ", " << blocks << " blocks, " << (raw_bytes ? "random bytes" : "encoded"));
@@ -69,20 +69,26 @@ TEST_CASE("integer dot products: every variant, the naive reference and tiles ag
   std::vector<float> w_values(static_cast<size_t>(n));
   dequantize_span(dtype, w.data(), 0, n, w_values.data());
 
-  // Four activation rows: ordinary, large, all zero, and one value far above the rest.
-  std::vector<std::vector<float>> x = {random_values(n, rng, 1.0f), random_values(n, rng, 300.0f),
-                                       std::vector<float>(static_cast<size_t>(n), 0.0f), random_values(n, rng, 0.01f)};
-  x[3][static_cast<size_t>(n / 2)] = 50.0f;
-  std::vector<QuantisedRow> rows(4);
+  // A full tile of activation rows, four kinds in turn: ordinary, large, all zero, and one value
+  // far above the rest.
+  constexpr int kRows = cpu::kIntegerTileRows;
+  std::vector<std::vector<float>> x;
+  for (int j = 0; j < kRows; ++j) {
+    const int kind = j % 4;
+    x.push_back(kind == 2 ? std::vector<float>(static_cast<size_t>(n), 0.0f)
+                          : random_values(n, rng, kind == 0 ? 1.0f : kind == 1 ? 300.0f : 0.01f));
+    if (kind == 3) x.back()[static_cast<size_t>(n / 2)] = 50.0f;
+  }
+  std::vector<QuantisedRow> rows(kRows);
   std::vector<cpu::QuantisedRowView> views;
-  for (size_t j = 0; j < 4; ++j) {
+  for (size_t j = 0; j < kRows; ++j) {
     quantise_activation_row(dtype, x[j].data(), n, rows[j]);
     views.push_back(view(rows[j]));
   }
 
-  float portable[4];
-  cpu::integer_row_dots(cpu::kPortableIntegerDots, dtype)(w.data(), blocks, views.data(), 4, portable, 1);
-  for (size_t j = 0; j < 4; ++j) {
+  float portable[kRows];
+  cpu::integer_row_dots(cpu::kPortableIntegerDots, dtype)(w.data(), blocks, views.data(), kRows, portable, 1);
+  for (size_t j = 0; j < kRows; ++j) {
     std::vector<float> grid(static_cast<size_t>(n));
     round_activations(dtype, x[j].data(), 1, n, grid.data());
     double expected = 0.0, magnitude = 0.0;
@@ -97,14 +103,14 @@ TEST_CASE("integer dot products: every variant, the naive reference and tiles ag
   for (const cpu::IntegerDotKernels* variant : cpu::runnable_integer_dot_kernels()) {
     INFO("variant " << variant->isa);
     const cpu::IntegerRowDots dots = cpu::integer_row_dots(*variant, dtype);
-    float tiled[4];
-    dots(w.data(), blocks, views.data(), 4, tiled, 1);
-    for (int m = 1; m <= 3; ++m) {
-      float partial[4];
-      dots(w.data(), blocks, views.data() + (4 - m), m, partial, 1);
-      for (int j = 0; j < m; ++j) CHECK(partial[j] == tiled[4 - m + j]);
+    float tiled[kRows];
+    dots(w.data(), blocks, views.data(), kRows, tiled, 1);
+    for (int m = 1; m < kRows; ++m) {
+      float partial[kRows];
+      dots(w.data(), blocks, views.data() + (kRows - m), m, partial, 1);
+      for (int j = 0; j < m; ++j) CHECK(partial[j] == tiled[kRows - m + j]);
     }
-    for (size_t j = 0; j < 4; ++j) CHECK(tiled[j] == portable[j]);
+    for (size_t j = 0; j < kRows; ++j) CHECK(tiled[j] == portable[j]);
   }
 }
 
