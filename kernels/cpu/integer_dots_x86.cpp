@@ -201,6 +201,10 @@ inline __m128i unpack_k_scales_x86(const std::byte* packed) {
 struct ScaleSpreads {
   alignas(32) uint8_t bytes[8][32];
   alignas(32) uint8_t pairs[4][32];
+  // 512-bit: k_halves[c] puts value 2c over the low 256 bits and 2c + 1 over the high ones;
+  // q6_quarters[q] puts value 4q + L over 128-bit lane L.
+  alignas(64) uint8_t k_halves[4][64];
+  alignas(64) uint8_t q6_quarters[2][64];
 };
 constexpr ScaleSpreads make_scale_spreads() {
   ScaleSpreads spreads{};
@@ -215,10 +219,126 @@ constexpr ScaleSpreads make_scale_spreads() {
       spreads.pairs[p][i + 1] = static_cast<uint8_t>(2 * value + 1);
     }
   }
+  for (int i = 0; i < 64; i += 2) {
+    for (int c = 0; c < 4; ++c) {
+      const int value = i < 32 ? 2 * c : 2 * c + 1;
+      spreads.k_halves[c][i] = static_cast<uint8_t>(2 * value);
+      spreads.k_halves[c][i + 1] = static_cast<uint8_t>(2 * value + 1);
+    }
+    for (int q = 0; q < 2; ++q) {
+      const int value = 4 * q + i / 16;
+      spreads.q6_quarters[q][i] = static_cast<uint8_t>(2 * value);
+      spreads.q6_quarters[q][i + 1] = static_cast<uint8_t>(2 * value + 1);
+    }
+  }
   return spreads;
 }
 constexpr ScaleSpreads kScaleSpreads = make_scale_spreads();
 
+// Each row's share of Q4_K/Q5_K block b, from its lane sums of scale · weight · activation:
+// the mins meet the activations' 16-value sums (each min twice, see min_pairs).
+template <int M>
+inline void add_q45_k_shares(const std::byte* block, int64_t b, const __m256i (&sums)[M], const QuantisedRowView* x,
+                             __m256i min_pairs, float (&totals)[M]) {
+  const float d = f16_at(block), dmin = f16_at(block + 2);
+  for (int j = 0; j < M; ++j) {
+    const __m256i mins = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
+    int32_t scaled, mins_sum;
+    sum_int_lanes(sums[j], mins, scaled, mins_sum);
+    totals[j] += k_block_share(d, dmin, x[j].scales[b], scaled, mins_sum);
+  }
+}
+
+// Each row's share of Q6_K block b, from its lane sums of scale · stored value · activation:
+// the +32 stored with every value comes off as 32 · scale against the 16-value sums.
+template <int M>
+inline void add_q6_k_shares(const std::byte* block, int64_t b, const __m256i (&sums)[M], const QuantisedRowView* x,
+                            float (&totals)[M]) {
+  const float d = f16_at(block + kQ6_KScale);
+  const __m256i offset_scales =
+      _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kQ6_KScales))), 5);
+  for (int j = 0; j < M; ++j) {
+    const __m256i offsets = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), offset_scales);
+    totals[j] += k_block_share(d, 0.0f, x[j].scales[b], sum_int_lanes(_mm256_sub_epi32(sums[j], offsets)), 0);
+  }
+}
+
+#ifdef SNAPSTREAM_AVX512_VNNI
+// 64 values per 512-bit register. Q4_K/Q5_K: chunk c's 32 bytes of qs fill both halves and the
+// high half shifts down a nibble, so values 64c..64c+63 come out in order, as the activations
+// lie; the fifth bits are bits 2c (low half) and 2c+1 (high half) of the 32 qh bytes.
+template <bool FifthBit, int M>
+void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
+  const int64_t block_bytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
+  const __m512i nibble = _mm512_set1_epi8(0x0F), one = _mm512_set1_epi8(1);
+  const __m512i half_shifts = _mm512_set_epi64(4, 4, 4, 4, 0, 0, 0, 0);
+  float totals[M] = {};
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * block_bytes;
+    const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
+    [[maybe_unused]] const __m512i qh =
+        FifthBit ? _mm512_broadcast_i64x4(load32(block + kQ5_KQh)) : _mm512_setzero_si512();
+    const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
+    const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
+    const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
+    const __m512i scale16 = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(scales_and_mins));
+    __m512i acc[M];
+    for (int j = 0; j < M; ++j) acc[j] = _mm512_setzero_si512();
+    for (int c = 0; c < 4; ++c) {
+      const __m512i packed = _mm512_broadcast_i64x4(load32(qs + 32 * c));
+      __m512i values = _mm512_and_si512(_mm512_srlv_epi64(packed, half_shifts), nibble);
+      if constexpr (FifthBit) {
+        const __m512i bit_shifts = _mm512_set_epi64(2 * c + 1, 2 * c + 1, 2 * c + 1, 2 * c + 1, 2 * c, 2 * c, 2 * c, 2 * c);
+        values = _mm512_or_si512(values, _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(qh, bit_shifts), one), 4));
+      }
+      const __m512i scales = _mm512_shuffle_epi8(scale16, _mm512_load_si512(kScaleSpreads.k_halves[c]));
+      for (int j = 0; j < M; ++j)
+        acc[j] = _mm512_dpwssd_epi32(acc[j], _mm512_maddubs_epi16(values, _mm512_loadu_si512(x[j].q + 256 * b + 64 * c)),
+                                     scales);
+    }
+    __m256i sums[M];
+    for (int j = 0; j < M; ++j)
+      sums[j] = _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
+    add_q45_k_shares<M>(block, b, sums, x, min_pairs, totals);
+  }
+  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
+}
+
+// Q6_K, 64 values per register: a half's 64 ql bytes give values 0-63 (low nibbles) and 64-127
+// (high nibbles); the two top bits of part p are bits 2p, 2p+1 of the half's 32 qh bytes.
+template <int M>
+void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
+  const __m512i nibble = _mm512_set1_epi8(0x0F), two_bits = _mm512_set1_epi8(0x03);
+  float totals[M] = {};
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * kQ6_KBytes;
+    const auto* scales = reinterpret_cast<const int8_t*>(block + kQ6_KScales);
+    __m512i acc[M];
+    for (int j = 0; j < M; ++j) acc[j] = _mm512_setzero_si512();
+    for (int h = 0; h < 2; ++h) {
+      const __m512i low = _mm512_loadu_si512(block + 64 * h);
+      const __m512i high = _mm512_broadcast_i64x4(load32(block + kQ6_KQh + 32 * h));
+      const __m512i half_scales = _mm512_broadcast_i32x4(
+          _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * h))));
+      for (int q = 0; q < 2; ++q) {
+        const __m512i nib = _mm512_and_si512(q == 0 ? low : _mm512_srli_epi16(low, 4), nibble);
+        const __m512i bit_shifts = _mm512_set_epi64(4 * q + 2, 4 * q + 2, 4 * q + 2, 4 * q + 2, 4 * q, 4 * q, 4 * q, 4 * q);
+        const __m512i top = _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(high, bit_shifts), two_bits), 4);
+        const __m512i values = _mm512_or_si512(nib, top);
+        const __m512i scale = _mm512_shuffle_epi8(half_scales, _mm512_load_si512(kScaleSpreads.q6_quarters[q]));
+        for (int j = 0; j < M; ++j)
+          acc[j] = _mm512_dpwssd_epi32(
+              acc[j], _mm512_maddubs_epi16(values, _mm512_loadu_si512(x[j].q + 256 * b + 128 * h + 64 * q)), scale);
+      }
+    }
+    __m256i sums[M];
+    for (int j = 0; j < M; ++j)
+      sums[j] = _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
+    add_q6_k_shares<M>(block, b, sums, x, totals);
+  }
+  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
+}
+#else
 // Q4_K and Q5_K, per 64 values: 32 bytes of qs hold values 0-31 in low nibbles and 32-63 in
 // high ones; Q5_K's fifth bits are bits 2c and 2c+1 of the 32 qh bytes.
 template <bool FifthBit, int M>
@@ -255,13 +375,7 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
       }
     }
     for (int j = 0; j < M; ++j) acc[j] = _mm256_add_epi32(acc[j], acc_high[j]);
-    const float d = f16_at(block), dmin = f16_at(block + 2);
-    for (int j = 0; j < M; ++j) {
-      const __m256i mins = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
-      int32_t scaled, mins_sum;
-      sum_int_lanes(acc[j], mins, scaled, mins_sum);
-      totals[j] += k_block_share(d, dmin, x[j].scales[b], scaled, mins_sum);
-    }
+    add_q45_k_shares<M>(block, b, acc, x, min_pairs, totals);
   }
   for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
 }
@@ -295,18 +409,14 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
               add_scaled_byte_products(acc[p % 2][j], values, load32(x[j].q + 256 * b + 128 * h + 32 * p), scale_pair);
       }
     }
-    const float d = f16_at(block + kQ6_KScale);
-    // 32 · scale_j, for the +32 stored with every value.
-    const __m256i offset_scales =
-        _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales))), 5);
-    for (int j = 0; j < M; ++j) {
-      const __m256i offsets = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), offset_scales);
-      const int32_t scaled = sum_int_lanes(_mm256_sub_epi32(_mm256_add_epi32(acc[0][j], acc[1][j]), offsets));
-      totals[j] += k_block_share(d, 0.0f, x[j].scales[b], scaled, 0);
-    }
+    __m256i sums[M];
+    for (int j = 0; j < M; ++j) sums[j] = _mm256_add_epi32(acc[0][j], acc[1][j]);
+    add_q6_k_shares<M>(block, b, sums, x, totals);
   }
   for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
 }
+
+#endif
 
 // Rows one tile keeps accumulators for: AVX-512's 32 vector registers hold eight rows', the
 // 16 of AVX2 four.
