@@ -60,17 +60,79 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
     throw GraphError("a decode step needs one position per sequence");
   if (!rows.shifted_positions.empty() && static_cast<int64_t>(rows.shifted_positions.size()) != real_rows_)
     throw GraphError("shifted positions, when given, need one per sequence");
-  for (const Op& op : graph.ops) {
+  for (size_t i = 0; i < graph.ops.size();) {
+    const Op& op = graph.ops[i];
     if (op.kind == OpKind::LoopedLayers) {
-      for (int64_t i = 0; i < op.loop_count; ++i)
-        for (const Op& inner : op.body) run_op(inner, op.first_layer + i);
+      for (int64_t layer = 0; layer < op.loop_count; ++layer) run_ops(op.body, op.first_layer + layer);
     } else if (op.kind == OpKind::FusedLayer) {
-      for (const Op& inner : op.body) run_op(inner, op.layer);
+      run_ops(op.body, op.layer);
     } else {
+      const size_t group = shared_input_matmuls(graph.ops, i);
+      if (group > 1) {
+        run_matmuls({graph.ops.data() + i, group}, op.layer);
+        i += group;
+        continue;
+      }
       run_op(op, op.layer);
     }
+    ++i;
   }
   return tensor(graph.ops.back().outputs.front());
+}
+
+void Executor::run_ops(std::span<const Op> ops, int64_t layer) {
+  for (size_t i = 0; i < ops.size();) {
+    const size_t group = shared_input_matmuls(ops, i);
+    if (group > 1)
+      run_matmuls(ops.subspan(i, group), layer);
+    else
+      run_op(ops[i], layer);
+    i += std::max<size_t>(group, 1);
+  }
+}
+
+size_t Executor::shared_input_matmuls(std::span<const Op> ops, size_t first) {
+  auto joins = [&](const Op& op) {
+    return op.kind == OpKind::MatMul && op.row_parts.empty() && op.inputs[0] == ops[first].inputs[0] &&
+           op.layer == ops[first].layer;
+  };
+  size_t count = 0;
+  while (first + count < ops.size() && joins(ops[first + count])) ++count;
+  return count;
+}
+
+void Executor::run_matmuls(std::span<const Op> ops, int64_t layer) {
+  std::vector<kernels::WeightView> weights;
+  std::vector<float*> outputs;
+  for (const Op& op : ops) {
+    weights.push_back(weight_of(op, layer));
+    outputs.push_back(tensor(op.outputs[0]));
+  }
+  const int64_t m = live_rows(ops.front().inputs[0]);
+  kernels::matmul_group(pool_, tensor(ops.front().inputs[0]), m, weights, outputs, matmul_path());
+  for (size_t k = 0; k < ops.size(); ++k) add_bias(ops[k], layer, m, weights[k].rows);
+}
+
+kernels::WeightView Executor::weight_of(const Op& op, int64_t layer) const {
+  kernels::WeightView w = bindings_->matrix(op.weight.kind, layer);
+  if (op.weight.row_end > op.weight.row_begin) w = w.row_slice(op.weight.row_begin, op.weight.row_end);
+  if (op.weight.col_end > op.weight.col_begin) w = w.column_slice(op.weight.col_begin, op.weight.col_end);
+  return w;
+}
+
+kernels::MatmulPath Executor::matmul_path() const {
+  // Decode keeps every row's result independent of the batch (see MatmulPath::RowDots).
+  return graph_->key.phase == Phase::Decode ? kernels::MatmulPath::RowDots : kernels::MatmulPath::Auto;
+}
+
+void Executor::add_bias(const Op& op, int64_t layer, int64_t rows, int64_t cols) {
+  if (!op.add_bias) return;
+  const float* bias = bindings_->bias(op.weight.kind, layer);
+  if (bias == nullptr) throw GraphError("the model has no bias for " + std::string(weight_kind_name(op.weight.kind)));
+  bias += op.weight.row_begin;
+  float* y = tensor(op.outputs[0]);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; ++j) y[r * cols + j] += bias[j];
 }
 
 void Executor::run_op(const Op& op, int64_t layer) {
@@ -95,24 +157,14 @@ void Executor::run_op(const Op& op, int64_t layer) {
       return;
     }
     case OpKind::MatMul: {
-      kernels::WeightView w = bindings_->matrix(op.weight.kind, layer);
-      if (op.weight.row_end > op.weight.row_begin) w = w.row_slice(op.weight.row_begin, op.weight.row_end);
-      if (op.weight.col_end > op.weight.col_begin) w = w.column_slice(op.weight.col_begin, op.weight.col_end);
+      const kernels::WeightView w = weight_of(op, layer);
       const int64_t m = live_rows(op.inputs[0]);
-      // Decode keeps every row's result independent of the batch (see MatmulPath::RowDots).
       float* y = tensor(op.outputs[0]);
-      const auto path = decode ? kernels::MatmulPath::RowDots : kernels::MatmulPath::Auto;
       if (!op.row_parts.empty() && kernels::activation_block(w.dtype) != 0)
-        kernels::matmul(pool_, rounded_slice(op, m, w.dtype), m, w, y, path, kernels::ActivationGrid::Rounded);
+        kernels::matmul(pool_, rounded_slice(op, m, w.dtype), m, w, y, matmul_path(), kernels::ActivationGrid::Rounded);
       else
-        kernels::matmul(pool_, tensor(op.inputs[0]), m, w, y, path);
-      if (op.add_bias) {
-        const float* bias = bindings_->bias(op.weight.kind, layer);
-        if (bias == nullptr) throw GraphError("the model has no bias for " + std::string(weight_kind_name(op.weight.kind)));
-        bias += op.weight.row_begin;
-        for (int64_t r = 0; r < m; ++r)
-          for (int64_t j = 0; j < w.rows; ++j) y[r * w.rows + j] += bias[j];
-      }
+        kernels::matmul(pool_, tensor(op.inputs[0]), m, w, y, matmul_path());
+      add_bias(op, layer, m, w.rows);
       return;
     }
     case OpKind::Rope: {

@@ -10,6 +10,7 @@
 #include "graph/ir.h"
 #include "kernels/attention_shape.h"
 #include "kernels/decode_attention.h"
+#include "kernels/matmul.h"
 #include "kernels/rope.h"
 #include "kernels/thread_pool.h"
 #include "kernels/weight_view.h"
@@ -72,7 +73,16 @@ class Executor {
   const float* run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena);
 
  private:
+  // Runs ops in order; consecutive matmuls that read one input run as one group.
+  void run_ops(std::span<const Op> ops, int64_t layer);
   void run_op(const Op& op, int64_t layer);
+  // How many ops from `first` on are matmuls of one layer reading ops[first]'s input whole
+  // (tensor-parallel row parts excluded); 0 if ops[first] is no such matmul.
+  static size_t shared_input_matmuls(std::span<const Op> ops, size_t first);
+  void run_matmuls(std::span<const Op> ops, int64_t layer);
+  kernels::WeightView weight_of(const Op& op, int64_t layer) const;
+  kernels::MatmulPath matmul_path() const;
+  void add_bias(const Op& op, int64_t layer, int64_t rows, int64_t cols);
   float* tensor(int32_t id) const;
   // The rows of a tensor the step computes: its real rows (one for a last-row tensor).
   int64_t live_rows(int32_t id) const;

@@ -22,47 +22,83 @@ constexpr int64_t kGemmMinRows = 4;
 constexpr int64_t kIntegerChunkRows = 16;
 // Block-quantised rows of whole blocks: each activation row is quantised once to its 8-bit grid,
 // then every weight row meets all of them in tiles, so a weight block is read and unpacked once
-// per tile and the result of a row never depends on the batch it came in.
-void integer_matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y) {
+// per tile and the result of a row never depends on the batch it came in. Several matrices on
+// the same grid share the quantised rows and one split of their rows over the threads.
+bool integer_ready(const WeightView& w) {
+  return cpu::has_integer_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols);
+}
+
+void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const WeightView> ws, std::span<float* const> ys) {
+  const WeightView& first = ws.front();
   thread_local std::vector<QuantisedRow> rows;
   if (rows.size() < static_cast<size_t>(m)) rows.resize(static_cast<size_t>(m));
   thread_local std::vector<cpu::QuantisedRowView> views;
   if (views.size() < static_cast<size_t>(m)) views.resize(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i) {
     QuantisedRow& row = rows[static_cast<size_t>(i)];
-    quantise_activation_row(w.dtype, x + i * w.cols, w.cols, row);
+    quantise_activation_row(first.dtype, x + i * first.cols, first.cols, row);
     views[static_cast<size_t>(i)] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(),
-                                   row.paired_scales.data()};
+                                     row.paired_scales.data()};
   }
   // The workers read the caller's views: a thread_local named inside the lambda would be their own.
   const cpu::QuantisedRowView* row_views = views.data();
-  const cpu::IntegerRowDots dots = cpu::integer_row_dots(cpu::integer_dot_kernels(), w.dtype);
-  const int64_t blocks = w.cols / block_layout(w.dtype).elements;
-  pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
-    for (int64_t first = 0; first < m; first += kIntegerChunkRows) {
-      const int64_t last = std::min(m, first + kIntegerChunkRows);
-      for (int64_t r = begin; r < end; ++r)
-        for (int64_t i = first; i < last; i += cpu::kIntegerTileRows) {
-          const int tile = static_cast<int>(std::min<int64_t>(cpu::kIntegerTileRows, last - i));
-          dots(w.row(r), blocks, row_views + i, tile, y + i * w.rows + r, w.rows);
-        }
+  int64_t total_rows = 0;
+  for (const WeightView& w : ws) total_rows += w.rows;
+  pool.parallel_for(total_rows, [&](int64_t begin, int64_t end) {
+    // Each matrix's share of [begin, end), in the order the rows are numbered.
+    int64_t matrix_first = 0;
+    for (size_t k = 0; k < ws.size(); matrix_first += ws[k].rows, ++k) {
+      const WeightView& w = ws[k];
+      const int64_t row_begin = std::max<int64_t>(begin - matrix_first, 0);
+      const int64_t row_end = std::min<int64_t>(end - matrix_first, w.rows);
+      if (row_begin >= row_end) continue;
+      const cpu::IntegerRowDots dots = cpu::integer_row_dots(cpu::integer_dot_kernels(), w.dtype);
+      const int64_t blocks = w.cols / block_layout(w.dtype).elements;
+      float* y = ys[k];
+      for (int64_t chunk = 0; chunk < m; chunk += kIntegerChunkRows) {
+        const int64_t last = std::min(m, chunk + kIntegerChunkRows);
+        for (int64_t r = row_begin; r < row_end; ++r)
+          for (int64_t i = chunk; i < last; i += cpu::kIntegerTileRows) {
+            const int tile = static_cast<int>(std::min<int64_t>(cpu::kIntegerTileRows, last - i));
+            dots(w.row(r), blocks, row_views + i, tile, y + i * w.rows + r, w.rows);
+          }
+      }
     }
-  }, m * w.cols);
+  }, m * first.cols);
 }
 
-}  // namespace
-
-void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView& w, float* y, MatmulPath path,
-            ActivationGrid grid) {
-  require(exact_x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
+void check_arguments(const float* x, int64_t m, const WeightView& w, const float* y) {
+  require(x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
   require(m > 0 && w.rows > 0, "matmul", "empty shape");
   require(w.first_col >= 0 && w.first_col < block_layout(w.dtype).elements, "matmul", "column slice outside its block");
   // A packed matrix holds whole blocks; a column slice (strided) may start or end inside one.
   require(w.stride != 0 || row_length_supported(w.dtype, w.cols), "matmul",
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
+}
 
-  if (cpu::has_integer_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols)) {
-    integer_matmul(pool, exact_x, m, w, y);
+}  // namespace
+
+void matmul_group(ThreadPool& pool, const float* x, int64_t m, std::span<const WeightView> ws, std::span<float* const> ys,
+                  MatmulPath path) {
+  require(!ws.empty() && ws.size() == ys.size(), "matmul_group", "one output per matrix");
+  bool shared_grid = true;
+  for (size_t k = 0; k < ws.size(); ++k) {
+    check_arguments(x, m, ws[k], ys[k]);
+    require(ws[k].cols == ws.front().cols, "matmul_group", "matrices of different row lengths");
+    shared_grid = shared_grid && integer_ready(ws[k]) && activation_block(ws[k].dtype) == activation_block(ws.front().dtype);
+  }
+  if (shared_grid) {
+    integer_matmul(pool, x, m, ws, ys);
+    return;
+  }
+  for (size_t k = 0; k < ws.size(); ++k) matmul(pool, x, m, ws[k], ys[k], path);
+}
+
+void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView& w, float* y, MatmulPath path,
+            ActivationGrid grid) {
+  check_arguments(exact_x, m, w, y);
+  if (integer_ready(w)) {
+    integer_matmul(pool, exact_x, m, {&w, 1}, {&y, 1});
     return;
   }
   // Block-quantised weights meet activations rounded to 8 bits, as in the reference (see

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "kernels/thread_pool.h"
 #include "kernels/weight_view.h"
@@ -24,5 +25,11 @@ enum class ActivationGrid : uint8_t { Exact, Rounded };
 // slices that cut a block meet x rounded to that grid in floats (activation_rounding.h).
 void matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y,
             MatmulPath path = MatmulPath::Auto, ActivationGrid grid = ActivationGrid::Exact);
+
+// ys[i] = x · ws[i]ᵀ for matrices that read the same x (a layer's q, k and v; gate and up), each
+// with the bits matmul gives it alone. Where their weights share an activation grid, x is
+// quantised once and all their rows split over the threads in one hand-off.
+void matmul_group(ThreadPool& pool, const float* x, int64_t m, std::span<const WeightView> ws, std::span<float* const> ys,
+                  MatmulPath path = MatmulPath::Auto);
 
 }  // namespace snapstream::kernels

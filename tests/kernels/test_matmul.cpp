@@ -154,3 +154,40 @@ TEST_CASE("row-dot matmul gives each row the same result whatever the batch", "[
     CHECK(std::equal(single.begin(), single.end(), batched.begin() + i * rows));
   }
 }
+
+TEST_CASE("a matmul group gives each matrix the bits it gets alone", "[matmul]") {
+  ThreadPool pool(2);
+  const int64_t cols = 512, m = 11;
+  const auto x = random_values(static_cast<size_t>(m * cols), 21);
+  // One grid (Q8_0 and Q5_0; Q4_K and Q6_K), two grids (falls back to one matmul each), floats.
+  const std::vector<std::vector<DType>> groups = {{DType::Q8_0, DType::Q5_0, DType::Q8_0},
+                                                  {DType::Q4_K, DType::Q6_K},
+                                                  {DType::Q8_0, DType::Q4_K},
+                                                  {DType::F32, DType::F16}};
+  for (const auto& dtypes : groups) {
+    std::vector<StoredMatrix> matrices;
+    std::vector<WeightView> views;
+    std::vector<std::vector<float>> grouped, alone;
+    for (size_t k = 0; k < dtypes.size(); ++k) {
+      // Row counts that split unevenly over the threads, so a share ends inside a matrix.
+      matrices.push_back(stored_matrix(dtypes[k], 29 + 16 * static_cast<int64_t>(k), cols, 30 + static_cast<uint32_t>(k)));
+      views.push_back(matrices.back().view);
+      grouped.emplace_back(static_cast<size_t>(m * views.back().rows));
+      alone.emplace_back(grouped.back().size());
+    }
+    std::vector<float*> outputs;
+    for (auto& y : grouped) outputs.push_back(y.data());
+    for (const MatmulPath path : {MatmulPath::RowDots, MatmulPath::Auto}) {
+      matmul_group(pool, x.data(), m, views, outputs, path);
+      for (size_t k = 0; k < views.size(); ++k) {
+        INFO(dtype_name(dtypes[k]) << " in a group of " << dtypes.size());
+        matmul(pool, x.data(), m, views[k], alone[k].data(), path);
+        CHECK(grouped[k] == alone[k]);
+      }
+    }
+  }
+  std::vector<float> y(static_cast<size_t>(m * 4));
+  const std::vector<WeightView> none;
+  const std::vector<float*> one_output{y.data()};
+  CHECK_THROWS_AS(matmul_group(pool, x.data(), m, none, one_output), KernelArgumentError);
+}
