@@ -282,8 +282,10 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
     const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
     const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
     const __m512i scale16 = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(scales_and_mins));
-    __m512i acc[M];
-    for (int j = 0; j < M; ++j) acc[j] = _mm512_setzero_si512();
+    // Even and odd chunks add into separate registers (integers: the order changes nothing).
+    __m512i acc[2][M];
+    for (auto& half : acc)
+      for (auto& a : half) a = _mm512_setzero_si512();
     for (int c = 0; c < 4; ++c) {
       const __m512i packed = _mm512_broadcast_i64x4(load32(qs + 32 * c));
       __m512i values = _mm512_and_si512(_mm512_srlv_epi64(packed, half_shifts), nibble);
@@ -293,12 +295,14 @@ void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, f
       }
       const __m512i scales = _mm512_shuffle_epi8(scale16, _mm512_load_si512(kScaleSpreads.k_halves[c]));
       for (int j = 0; j < M; ++j)
-        acc[j] = _mm512_dpwssd_epi32(acc[j], _mm512_maddubs_epi16(values, _mm512_loadu_si512(x[j].q + 256 * b + 64 * c)),
-                                     scales);
+        acc[c % 2][j] = _mm512_dpwssd_epi32(
+            acc[c % 2][j], _mm512_maddubs_epi16(values, _mm512_loadu_si512(x[j].q + 256 * b + 64 * c)), scales);
     }
     __m256i sums[M];
-    for (int j = 0; j < M; ++j)
-      sums[j] = _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
+    for (int j = 0; j < M; ++j) {
+      const __m512i both = _mm512_add_epi32(acc[0][j], acc[1][j]);
+      sums[j] = _mm256_add_epi32(_mm512_castsi512_si256(both), _mm512_extracti64x4_epi64(both, 1));
+    }
     add_q45_k_shares<M>(block, b, sums, x, min_pairs, totals);
   }
   for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
