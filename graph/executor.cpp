@@ -60,33 +60,29 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
     throw GraphError("a decode step needs one position per sequence");
   if (!rows.shifted_positions.empty() && static_cast<int64_t>(rows.shifted_positions.size()) != real_rows_)
     throw GraphError("shifted positions, when given, need one per sequence");
-  for (size_t i = 0; i < graph.ops.size();) {
-    const Op& op = graph.ops[i];
-    if (op.kind == OpKind::LoopedLayers) {
-      for (int64_t layer = 0; layer < op.loop_count; ++layer) run_ops(op.body, op.first_layer + layer);
-    } else if (op.kind == OpKind::FusedLayer) {
-      run_ops(op.body, op.layer);
-    } else {
-      const size_t group = shared_input_matmuls(graph.ops, i);
-      if (group > 1) {
-        run_matmuls({graph.ops.data() + i, group}, op.layer);
-        i += group;
-        continue;
-      }
-      run_op(op, op.layer);
-    }
-    ++i;
-  }
+  run_ops(graph.ops, std::nullopt);
   return tensor(graph.ops.back().outputs.front());
 }
 
-void Executor::run_ops(std::span<const Op> ops, int64_t layer) {
+void Executor::run_ops(std::span<const Op> ops, std::optional<int64_t> layer) {
   for (size_t i = 0; i < ops.size();) {
+    const Op& op = ops[i];
+    // Layer kernels only at the top; inside one, run_op refuses them.
+    if (!layer && op.kind == OpKind::LoopedLayers) {
+      for (int64_t l = 0; l < op.loop_count; ++l) run_ops(op.body, op.first_layer + l);
+      ++i;
+      continue;
+    }
+    if (!layer && op.kind == OpKind::FusedLayer) {
+      run_ops(op.body, op.layer);
+      ++i;
+      continue;
+    }
     const size_t group = shared_input_matmuls(ops, i);
     if (group > 1)
-      run_matmuls(ops.subspan(i, group), layer);
+      run_matmuls(ops.subspan(i, group), layer.value_or(op.layer));
     else
-      run_op(ops[i], layer);
+      run_op(op, layer.value_or(op.layer));
     i += std::max<size_t>(group, 1);
   }
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -73,8 +74,9 @@ class Executor {
   const float* run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena);
 
  private:
-  // Runs ops in order; consecutive matmuls that read one input run as one group.
-  void run_ops(std::span<const Op> ops, int64_t layer);
+  // Runs ops in order, in `layer` (the graph's top level: each op's own, and layer kernels run
+  // their bodies); consecutive matmuls that read one input run as one group.
+  void run_ops(std::span<const Op> ops, std::optional<int64_t> layer);
   void run_op(const Op& op, int64_t layer);
   // How many ops from `first` on are matmuls of one layer reading ops[first]'s input whole
   // (tensor-parallel row parts excluded); 0 if ops[first] is no such matmul.
