@@ -45,6 +45,10 @@ inline float exp_of(float x) {
 
 }  // namespace
 
+void exp_row(const float* in, float factor, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = exp_of(factor * in[i]);
+}
+
 float exp_shifted_row(float* x, int64_t n, float shift) {
   for (int64_t i = 0; i < n; ++i) x[i] = exp_of(x[i] - shift);
   float lanes[8] = {};

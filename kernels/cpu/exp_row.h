@@ -12,4 +12,7 @@ namespace snapstream::kernels::cpu {
 // a row's sum depends only on the row.
 float exp_shifted_row(float* x, int64_t n, float shift);
 
+// out[i] = exp(factor · in[i]) for i < n, with the same accuracy and edges.
+void exp_row(const float* in, float factor, float* out, int64_t n);
+
 }  // namespace snapstream::kernels::cpu

@@ -69,3 +69,12 @@ TEST_CASE("exp_shifted_row gives exactly zero for masked and far-off scores, inf
   CHECK(std::isnan(row[6]));
   CHECK(row[7] == 1.0f);
 }
+
+TEST_CASE("exp_row scales its input and writes elsewhere", "[exp]") {
+  std::vector<float> in{-3.0f, 0.0f, 0.5f, 40.0f, -100.0f};
+  std::vector<float> out(in.size());
+  snapstream::kernels::cpu::exp_row(in.data(), -1.0f, out.data(), static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i + 1 < in.size(); ++i) CHECK(ulps_from(out[i], std::exp(-double{in[i]})) <= 2.0);
+  CHECK(out.back() == std::numeric_limits<float>::infinity());  // e^100 is beyond float
+  CHECK(in[0] == -3.0f);
+}
