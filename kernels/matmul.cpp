@@ -20,6 +20,8 @@ constexpr int64_t kGemmMinRows = 4;
 // Activation rows a thread takes through its weight rows at a time, so their quantised bytes
 // stay in L1 while the weights stream past (prefill: 512 rows would not fit).
 constexpr int64_t kIntegerChunkRows = 16;
+// Quantising an activation value costs about as much as this many multiply-adds.
+constexpr int64_t kQuantiseCostPerValue = 16;
 // Block-quantised rows of whole blocks: each activation row is quantised once to its 8-bit grid,
 // then every weight row meets all of them in tiles, so a weight block is read and unpacked once
 // per tile and the result of a row never depends on the batch it came in. Several matrices on
@@ -34,14 +36,18 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
   if (rows.size() < static_cast<size_t>(m)) rows.resize(static_cast<size_t>(m));
   thread_local std::vector<cpu::QuantisedRowView> views;
   if (views.size() < static_cast<size_t>(m)) views.resize(static_cast<size_t>(m));
-  for (int64_t i = 0; i < m; ++i) {
-    QuantisedRow& row = rows[static_cast<size_t>(i)];
-    quantise_activation_row(first.dtype, x + i * first.cols, first.cols, row);
-    views[static_cast<size_t>(i)] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(),
-                                     row.paired_scales.data()};
-  }
-  // The workers read the caller's views: a thread_local named inside the lambda would be their own.
-  const cpu::QuantisedRowView* row_views = views.data();
+  // The workers use the caller's rows and views: a thread_local named inside a lambda would be
+  // their own. Prefill's many rows quantise in parallel, decode's few on the caller.
+  QuantisedRow* row_storage = rows.data();
+  cpu::QuantisedRowView* view_storage = views.data();
+  pool.parallel_for(m, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      QuantisedRow& row = row_storage[i];
+      quantise_activation_row(first.dtype, x + i * first.cols, first.cols, row);
+      view_storage[i] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.paired_scales.data()};
+    }
+  }, kQuantiseCostPerValue * first.cols);
+  const cpu::QuantisedRowView* row_views = view_storage;
   int64_t total_rows = 0;
   for (const WeightView& w : ws) total_rows += w.rows;
   pool.parallel_for(total_rows, [&](int64_t begin, int64_t end) {
