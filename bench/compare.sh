@@ -4,14 +4,16 @@
 # the HTTP server at 1 and 16 clients for Q8_0 and f32; stories260K at 1 and 16 sequences and
 # its requests/s at 1 and 8 clients (wrk, from Debian). Prints one JSON line per run, then a
 # table next to llama.cpp's figures (configs/bench/llama-cpp-reference.json) and the goals.
-# SECONDS_PER_LEVEL sets each server level's length (default 15). Models go to build/models
-# (about 1.2 GB).
+# ROUNDS sets how many times each engine configuration runs (default 3; the best counts) and
+# SECONDS_PER_LEVEL each server level's length (default 15). Models go to build/models (about
+# 1.2 GB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 binary=build/bin/snapstream
 models=${SNAPSTREAM_MODELS:-../shared/models}
 seconds=${SECONDS_PER_LEVEL:-15}
+rounds=${ROUNDS:-3}
 mkdir -p build/models
 source bench/lib.sh
 ensure_wrk
@@ -27,7 +29,7 @@ record() {  # label, then a command printing one JSON object
 engine() {  # label, model, then bench arguments
   local label=$1 model=$2
   shift 2
-  record "$label" "$binary" bench --json --log-level warn --model "$model" --repeats 5 --bandwidth-mib 256 "$@"
+  record "$label" "$binary" bench --json --log-level warn --model "$model" --repeats 3 --bandwidth-mib 256 "$@"
 }
 decode_levels() {  # name, model, client counts...: 128-token completions, tokens/s from their usage
   local name=$1 model=$2
@@ -43,12 +45,21 @@ decode_levels() {  # name, model, client counts...: 128-token completions, token
 for dtype in f32 f16 q8_0 q4_k; do
   model=build/models/llama-110m-$dtype.gguf
   [ -f "$model" ] || "$binary" make-model --shape llama-110m --dtype "$dtype" --out "$model" --log-level warn
-  engine "$dtype x1" "$model" --concurrency 1
-  engine "$dtype x16" "$model" --concurrency 16
-  engine "$dtype prefill 512" "$model" --prompt-tokens 512 --decode-tokens 1
 done
-engine "stories260K x1" "$models/stories260K.gguf" --concurrency 1
-engine "stories260K x16" "$models/stories260K.gguf" --concurrency 16
+# Rounds over every configuration in turn: other work on a shared machine only ever slows a run
+# down, so the summary takes each configuration's best round, measured close in time to the
+# configurations it is compared with.
+for round in $(seq "$rounds"); do
+  echo "compare: engine round $round of $rounds" >&2
+  for dtype in f32 f16 q8_0 q4_k; do
+    model=build/models/llama-110m-$dtype.gguf
+    engine "$dtype x1" "$model" --concurrency 1
+    engine "$dtype x16" "$model" --concurrency 16
+    engine "$dtype prefill 512" "$model" --prompt-tokens 512 --decode-tokens 1
+  done
+  engine "stories260K x1" "$models/stories260K.gguf" --concurrency 1
+  engine "stories260K x16" "$models/stories260K.gguf" --concurrency 16
+done
 decode_levels q8_0 build/models/llama-110m-q8_0.gguf 1 16
 decode_levels f32 build/models/llama-110m-f32.gguf 1 16
 # Short requests come from wrk: a Python client would spend as much CPU as the server it measures.
