@@ -98,15 +98,15 @@ size_t Executor::shared_input_matmuls(std::span<const Op> ops, size_t first) {
 }
 
 void Executor::run_matmuls(std::span<const Op> ops, int64_t layer) {
-  std::vector<kernels::WeightView> weights;
-  std::vector<float*> outputs;
+  group_weights_.clear();
+  group_outputs_.clear();
   for (const Op& op : ops) {
-    weights.push_back(weight_of(op, layer));
-    outputs.push_back(tensor(op.outputs[0]));
+    group_weights_.push_back(weight_of(op, layer));
+    group_outputs_.push_back(tensor(op.outputs[0]));
   }
   const int64_t m = live_rows(ops.front().inputs[0]);
-  kernels::matmul_group(pool_, tensor(ops.front().inputs[0]), m, weights, outputs, matmul_path());
-  for (size_t k = 0; k < ops.size(); ++k) add_bias(ops[k], layer, m, weights[k].rows);
+  kernels::matmul_group(pool_, tensor(ops.front().inputs[0]), m, group_weights_, group_outputs_, matmul_path());
+  for (size_t k = 0; k < ops.size(); ++k) add_bias(ops[k], layer, m, group_weights_[k].rows);
 }
 
 kernels::WeightView Executor::weight_of(const Op& op, int64_t layer) const {

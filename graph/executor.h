@@ -102,6 +102,9 @@ class Executor {
   int64_t bucket_rows_ = 0;
   std::vector<kernels::CacheView> caches_;
   std::vector<float> shifted_q_;  // grows once to the largest bucket's queries
+  // A matmul group's weights and outputs, kept so a step allocates nothing for them.
+  std::vector<kernels::WeightView> group_weights_;
+  std::vector<float*> group_outputs_;
   std::vector<float> whole_row_, row_slice_;  // a sharded matmul's input row, rounded as one
 };
 
