@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "app/cache_options.h"
@@ -21,6 +25,19 @@ struct BenchArgs {
   int64_t bandwidth_mib = 1024;
   bool json = false;
 };
+
+// Each op kind's milliseconds per decode step and share of the step, largest first; what no op
+// accounts for (the runner's own work between ops) is "outside ops".
+std::vector<std::pair<std::string, double>> profile_rows(const eval::GenerationBenchResult& result, int64_t steps) {
+  const auto& p = result.decode_profile;
+  std::vector<std::pair<std::string, double>> rows;
+  for (size_t k = 0; k < graph::OpProfile::kKinds; ++k)
+    if (p.calls[k] > 0)
+      rows.emplace_back(std::string(graph::op_kind_name(static_cast<graph::OpKind>(k))), p.seconds[k] / static_cast<double>(steps));
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  rows.emplace_back("outside ops", std::max(0.0, result.decode_seconds_per_step - p.total_seconds() / static_cast<double>(steps)));
+  return rows;
+}
 
 void run_bench(const BenchArgs& args) {
   const auto model = load_model_logged(args.model);
@@ -58,6 +75,9 @@ void run_bench(const BenchArgs& args) {
         {"decode_roofline_share", weight_share},
         {"decode_roofline_share_with_kv", total_share},
     };
+    if (o.profile)
+      for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))
+        out["decode_profile_seconds_per_step"][kind] = seconds;
     std::cout << out.dump(2) << std::endl;
     return;
   }
@@ -78,6 +98,12 @@ void run_bench(const BenchArgs& args) {
                              peak / 1e9, bandwidth.copy_bytes_per_s / 1e9, args.bandwidth_mib)
               << fmt::format("decode roofline share {:.1f}% (weights only), {:.1f}% with KV\n", weight_share * 100.0,
                              total_share * 100.0);
+  if (o.profile) {
+    std::cout << "decode step by op kind (profiled steps are slightly slower)\n";
+    for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))
+      std::cout << fmt::format("  {:<20} {:8.3f} ms/step {:5.1f}%\n", kind, seconds * 1e3,
+                               100.0 * seconds / result.decode_seconds_per_step);
+  }
 }
 
 }  // namespace
@@ -94,6 +120,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--bandwidth-mib", args->bandwidth_mib, "buffer of the bandwidth probe (0 skips it)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->add_flag("--profile", args->options.profile, "time decode op by op and print each kind's share of a step");
   add_cache_options(cmd, args->options.cache);
   cmd->callback([args] { run_bench(*args); });
 }

@@ -46,12 +46,14 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
   std::vector<float> logits(static_cast<size_t>(n * c.vocab));
   std::vector<runtime::DecodeInput> inputs(static_cast<size_t>(n));
   std::vector<double> prefill_times, compaction_times, decode_times;
+  GenerationBenchResult result;
   for (int r = 0; r < options.repeats; ++r) {
     const double compaction_before = runner.compaction_seconds();
     auto start = std::chrono::steady_clock::now();
     for (int64_t s = 0; s < n; ++s) runner.prefill(prompts[static_cast<size_t>(s)], s, logits.data());
     prefill_times.push_back(seconds_since(start));
     compaction_times.push_back(runner.compaction_seconds() - compaction_before);
+    runner.set_profile(options.profile ? &result.decode_profile : nullptr);
     start = std::chrono::steady_clock::now();
     for (int64_t step = 0; step < steps; ++step) {
       for (int64_t s = 0; s < n; ++s)
@@ -59,9 +61,9 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
       runner.decode(inputs, logits.data());
     }
     decode_times.push_back(seconds_since(start));
+    runner.set_profile(nullptr);
   }
 
-  GenerationBenchResult result;
   const double prefill = median(prefill_times), decode = median(decode_times);
   result.prefill_tokens_per_s = static_cast<double>(n * prompt_tokens) / prefill;
   result.compaction_share = median(compaction_times) / prefill;

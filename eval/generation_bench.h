@@ -18,6 +18,7 @@ struct GenerationBenchOptions {
   int repeats = 3;          // runs; medians are reported
   runtime::SnapStreamConfig cache;   // SnapStream by default; full_cache for the baseline
   runtime::GraphPlan graphs;
+  bool profile = false;     // time decode steps op by op (a clock read per op)
 };
 
 struct GenerationBenchResult {
@@ -29,6 +30,7 @@ struct GenerationBenchResult {
   int64_t kv_bytes_per_step = 0;        // live KV of every sequence, averaged over the run
   double weight_bytes_per_s = 0.0;      // weights / time per step: the roofline measure
   double decode_bytes_per_s = 0.0;      // (weights + KV) / time per step
+  graph::OpProfile decode_profile;      // every repeat's decode steps, when asked for
 };
 
 // Prompts are ids drawn deterministically from the vocabulary; decode feeds fixed inputs, so

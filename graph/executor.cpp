@@ -4,6 +4,7 @@
 #include "graph/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -78,13 +79,19 @@ void Executor::run_ops(std::span<const Op> ops, std::optional<int64_t> layer) {
       ++i;
       continue;
     }
-    const size_t group = shared_input_matmuls(ops, i);
-    if (group > 1)
-      run_matmuls(ops.subspan(i, group), layer.value_or(op.layer));
-    else
-      run_op(op, layer.value_or(op.layer));
-    i += std::max<size_t>(group, 1);
+    const size_t count = std::max<size_t>(shared_input_matmuls(ops, i), 1);
+    run_timed(ops.subspan(i, count), layer.value_or(op.layer));
+    i += count;
   }
+}
+
+void Executor::run_timed(std::span<const Op> ops, int64_t layer) {
+  const auto start = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  if (ops.size() > 1)
+    run_matmuls(ops, layer);
+  else
+    run_op(ops.front(), layer);
+  if (profile_) profile_->add(ops.front().kind, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 size_t Executor::shared_input_matmuls(std::span<const Op> ops, size_t first) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/ir.h"
+#include "graph/op_profile.h"
 #include "kernels/attention_shape.h"
 #include "kernels/decode_attention.h"
 #include "kernels/matmul.h"
@@ -72,12 +73,16 @@ class Executor {
   // Returns the logits in the arena: [real rows][vocab] for decode, [1][vocab] for prefill (the
   // chunk's last token).
   const float* run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena);
+  // Adds each op's wall time to `profile` from now on (nullptr stops it); costs a clock read per op.
+  void set_profile(OpProfile* profile) { profile_ = profile; }
 
  private:
   // Runs ops in order, in `layer` (the graph's top level: each op's own, and layer kernels run
   // their bodies); consecutive matmuls that read one input run as one group.
   void run_ops(std::span<const Op> ops, std::optional<int64_t> layer);
   void run_op(const Op& op, int64_t layer);
+  // run_op or run_matmuls, timed when a profile is attached.
+  void run_timed(std::span<const Op> ops, int64_t layer);
   // How many ops from `first` on are matmuls of one layer reading ops[first]'s input whole
   // (tensor-parallel row parts excluded); 0 if ops[first] is no such matmul.
   static size_t shared_input_matmuls(std::span<const Op> ops, size_t first);
@@ -100,6 +105,7 @@ class Executor {
   std::byte* arena_ = nullptr;
   int64_t real_rows_ = 0;
   int64_t bucket_rows_ = 0;
+  OpProfile* profile_ = nullptr;
   std::vector<kernels::CacheView> caches_;
   std::vector<float> shifted_q_;  // grows once to the largest bucket's queries
   // A matmul group's weights and outputs, kept so a step allocates nothing for them.

@@ -68,6 +68,8 @@ class GraphRunner {
   // Decode rows run so far: real sequences, and padding up to the batch buckets.
   int64_t decode_rows() const { return decode_rows_; }
   int64_t padded_rows() const { return padded_rows_; }
+  // Adds each op's wall time to `profile` from now on (nullptr stops it).
+  void set_profile(graph::OpProfile* profile) { executor_.set_profile(profile); }
 
  private:
   class Bindings;

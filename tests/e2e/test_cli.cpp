@@ -191,6 +191,25 @@ TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]")
   CHECK(out.at("weight_bytes_per_step").get<int64_t>() > 1000000);
 }
 
+TEST_CASE("bench --profile splits a decode step by op kind", "[e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto result = test::run_command(binary() + " bench --json --profile --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
+                                        "--concurrency 2 --bandwidth-mib 0 --model " +
+                                        shell_quote((*models / "stories260K.gguf").string()));
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto out = nlohmann::json::parse(result.out);
+  const auto& profile = out.at("decode_profile_seconds_per_step");
+  for (const char* kind : {"embed", "rmsnorm", "matmul", "rope", "decode_attention", "swiglu", "add"})
+    CHECK(profile.at(kind).get<double>() > 0.0);
+  CHECK_FALSE(profile.contains("causal_attention"));  // prefill is not profiled
+  // One run: the op times lie inside the decode time, and "outside ops" is the rest of it.
+  double sum = 0.0;
+  for (const auto& [kind, seconds] : profile.items()) sum += seconds.get<double>();
+  CHECK(sum == Approx(out.at("decode_seconds_per_step").get<double>()).epsilon(1e-9));
+}
+
 TEST_CASE("batch runs the golden prompts together and reports them in input order", "[e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
