@@ -18,21 +18,30 @@ namespace {
 // Query heads scored against keys at once, the most the tiled dot kernel takes.
 constexpr int64_t kHeadsPerTile = 4;
 constexpr int64_t kKeysPerTile = 4;
+// Cache rows come from memory, one sequence and head after another, faster than the hardware
+// prefetcher ramps up on each short run: keys are asked for this many entries ahead, and each
+// tile's values while its keys are scored, so the weighted sum finds them in L2.
+constexpr int64_t kPrefetchAhead = 12;
+constexpr int64_t kFloatsPerLine = 16;
 
 int64_t extent_of(const CacheView& cache, int64_t capacity) {
   return cache.extent < 0 ? capacity : std::min(cache.extent, capacity);
 }
 
-// scores[g][s] = q_g . key_s for the group's query heads and entries s < extent (live or not).
-void score_group(const float* q, int64_t group, const float* keys, int64_t extent, int64_t hd, float* scores,
-                 int64_t scores_stride) {
+// scores[g][s] = q_g . key_s for the group's query heads and entries s < extent (live or not);
+// the entries' value rows are prefetched on the way.
+void score_group(const float* q, int64_t group, const float* keys, const float* values, int64_t extent, int64_t hd,
+                 float* scores, int64_t scores_stride) {
   for (int64_t g = 0; g < group; g += kHeadsPerTile) {
     const int heads = static_cast<int>(std::min(kHeadsPerTile, group - g));
     const float* qs[kHeadsPerTile];
     for (int j = 0; j < kHeadsPerTile; ++j) qs[j] = q + (g + std::min<int64_t>(j, heads - 1)) * hd;
     for (int64_t s = 0; s < extent; s += kKeysPerTile) {
       const int rows = static_cast<int>(std::min(kKeysPerTile, extent - s));
-      cpu::dot_f32_tile(keys + s * hd, hd, rows, qs, heads, hd, scores + g * scores_stride + s, scores_stride, nullptr);
+      if (g == 0)
+        for (int64_t k = 0; k < rows * hd; k += kFloatsPerLine) __builtin_prefetch(values + s * hd + k, 0, 2);
+      const int64_t ahead = std::min<int64_t>(s + kPrefetchAhead, std::max<int64_t>(extent - rows, 0));
+      cpu::dot_f32_tile(keys + s * hd, hd, rows, qs, heads, hd, scores + g * scores_stride + s, scores_stride, keys + ahead * hd);
     }
   }
 }
@@ -74,8 +83,8 @@ void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const flo
       // queries were rotated by the same offset, so every score sees the intended distance.
       const int64_t shifted = std::min(cache.shifted_end, extent);
       if (shifted > 0)
-        score_group(shifted_q + b * shape.q_width() + kv * group * hd, group, keys, shifted, hd, weights.data(), row);
-      score_group(q_group, group, keys + shifted * hd, extent - shifted, hd, weights.data() + shifted, row);
+        score_group(shifted_q + b * shape.q_width() + kv * group * hd, group, keys, values, shifted, hd, weights.data(), row);
+      score_group(q_group, group, keys + shifted * hd, values + shifted * hd, extent - shifted, hd, weights.data() + shifted, row);
       for (int64_t g = 0; g < group; ++g) {
         float* w = weights.data() + g * row;
         float* o = out + b * shape.q_width() + (kv * group + g) * hd;
