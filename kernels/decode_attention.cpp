@@ -18,9 +18,10 @@ namespace {
 // Query heads scored against keys at once, the most the tiled dot kernel takes.
 constexpr int64_t kHeadsPerTile = 4;
 constexpr int64_t kKeysPerTile = 4;
+constexpr int64_t kKeysPerBlock = 8;  // cpu::dot_f32_rows8
 // Cache rows come from memory, one sequence and head after another, faster than the hardware
 // prefetcher ramps up on each short run: keys are asked for this many entries ahead, and each
-// tile's values while its keys are scored, so the weighted sum finds them in L2.
+// block's values while its keys are scored, so the weighted sum finds them in L2.
 constexpr int64_t kPrefetchAhead = 12;
 constexpr int64_t kFloatsPerLine = 16;
 
@@ -29,19 +30,26 @@ int64_t extent_of(const CacheView& cache, int64_t capacity) {
 }
 
 // scores[g][s] = q_g . key_s for the group's query heads and entries s < extent (live or not);
-// the entries' value rows are prefetched on the way.
+// the entries' value rows are prefetched on the way. Eight keys at a time per head, the rest in
+// tiles of up to four keys and four heads: the same bits either way.
 void score_group(const float* q, int64_t group, const float* keys, const float* values, int64_t extent, int64_t hd,
                  float* scores, int64_t scores_stride) {
+  int64_t s = 0;
+  for (; s + kKeysPerBlock <= extent; s += kKeysPerBlock) {
+    const int64_t ahead = std::min(s + kPrefetchAhead, extent - kKeysPerBlock) * hd;
+    for (int64_t k = 0; k < kKeysPerBlock * hd; k += kFloatsPerLine) {
+      __builtin_prefetch(keys + ahead + k, 0, 2);
+      __builtin_prefetch(values + s * hd + k, 0, 2);
+    }
+    for (int64_t g = 0; g < group; ++g) cpu::dot_f32_rows8(keys + s * hd, hd, q + g * hd, hd, scores + g * scores_stride + s);
+  }
   for (int64_t g = 0; g < group; g += kHeadsPerTile) {
     const int heads = static_cast<int>(std::min(kHeadsPerTile, group - g));
     const float* qs[kHeadsPerTile];
     for (int j = 0; j < kHeadsPerTile; ++j) qs[j] = q + (g + std::min<int64_t>(j, heads - 1)) * hd;
-    for (int64_t s = 0; s < extent; s += kKeysPerTile) {
-      const int rows = static_cast<int>(std::min(kKeysPerTile, extent - s));
-      if (g == 0)
-        for (int64_t k = 0; k < rows * hd; k += kFloatsPerLine) __builtin_prefetch(values + s * hd + k, 0, 2);
-      const int64_t ahead = std::min<int64_t>(s + kPrefetchAhead, std::max<int64_t>(extent - rows, 0));
-      cpu::dot_f32_tile(keys + s * hd, hd, rows, qs, heads, hd, scores + g * scores_stride + s, scores_stride, keys + ahead * hd);
+    for (int64_t t = s; t < extent; t += kKeysPerTile) {
+      const int rows = static_cast<int>(std::min(kKeysPerTile, extent - t));
+      cpu::dot_f32_tile(keys + t * hd, hd, rows, qs, heads, hd, scores + g * scores_stride + t, scores_stride, nullptr);
     }
   }
 }
@@ -85,9 +93,9 @@ void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const flo
       if (shifted > 0)
         score_group(shifted_q + b * shape.q_width() + kv * group * hd, group, keys, values, shifted, hd, weights.data(), row);
       score_group(q_group, group, keys + shifted * hd, values + shifted * hd, extent - shifted, hd, weights.data() + shifted, row);
+      float* o = out + b * shape.q_width() + kv * group * hd;
       for (int64_t g = 0; g < group; ++g) {
         float* w = weights.data() + g * row;
-        float* o = out + b * shape.q_width() + (kv * group + g) * hd;
         // The token itself comes last, as the newest position does in causal attention.
         w[extent] = cpu::dot_f32(q_group + g * hd, self_key, hd) * scale;
         float max_score = w[extent];
@@ -97,9 +105,11 @@ void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const flo
         }
         const float inverse = 1.0f / cpu::exp_shifted_row(w, extent + 1, max_score);
         for (int64_t s = 0; s <= extent; ++s) w[s] *= inverse;
-        cpu::weighted_row_sum(w, values, extent, hd, hd, o);
-        const float a = w[extent];
-        for (int64_t d = 0; d < hd; ++d) o[d] += a * self_value[d];
+      }
+      cpu::weighted_row_sums(weights.data(), row, group, values, extent, hd, hd, o, hd);
+      for (int64_t g = 0; g < group; ++g) {
+        const float a = weights[static_cast<size_t>(g * row + extent)];
+        for (int64_t d = 0; d < hd; ++d) o[g * hd + d] += a * self_value[d];
       }
     }
   }, 2 * (longest + 1) * hd * group);

@@ -101,6 +101,40 @@ void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* 
   }
 }
 
+void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n, float* out) {
+  int64_t i = 0;
+#ifdef SNAPSTREAM_AVX2
+  __m256 acc[8];
+  for (auto& a : acc) a = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 xv = _mm256_loadu_ps(x + i);
+#pragma GCC unroll 8
+    for (int s = 0; s < 8; ++s) acc[s] = _mm256_fmadd_ps(_mm256_loadu_ps(rows + s * stride + i), xv, acc[s]);
+  }
+  // horizontal_sum's steps for all eight rows at once. First each row's halves: pair p holds
+  // rows 2p (low half) and 2p + 1 (high half) as t = low + high.
+  __m256 pairs[4];
+  for (int p = 0; p < 4; ++p)
+    pairs[p] = _mm256_add_ps(_mm256_permute2f128_ps(acc[2 * p], acc[2 * p + 1], 0x20),
+                             _mm256_permute2f128_ps(acc[2 * p], acc[2 * p + 1], 0x31));
+  // Then t0 + t2 and t1 + t3: quad q holds, per half, rows 4q and 4q + 2 (low) or 4q + 1 and 4q + 3.
+  __m256 quads[2];
+  for (int q = 0; q < 2; ++q)
+    quads[q] = _mm256_add_ps(_mm256_shuffle_ps(pairs[2 * q], pairs[2 * q + 1], 0x44),
+                             _mm256_shuffle_ps(pairs[2 * q], pairs[2 * q + 1], 0xEE));
+  // Last (t0 + t2) + (t1 + t3): rows 0 2 4 6 in the low half, 1 3 5 7 in the high one.
+  const __m256 sums = _mm256_add_ps(_mm256_shuffle_ps(quads[0], quads[1], 0x88), _mm256_shuffle_ps(quads[0], quads[1], 0xDD));
+  _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(sums, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+#else
+  for (int s = 0; s < 8; ++s) out[s] = 0.0f;
+#endif
+  for (int s = 0; s < 8; ++s) {
+    float sum = out[s];
+    for (int64_t k = i; k < n; ++k) sum += rows[s * stride + k] * x[k];
+    out[s] = sum;
+  }
+}
+
 namespace {
 // The f16 and bf16 loops differ only in how 8 stored values widen to f32.
 template <typename WidenSimd, typename WidenScalar>

@@ -29,4 +29,9 @@ float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n);
 void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* x, int m, int64_t n, float* out,
                   int64_t out_stride, const float* next);
 
+// Eight rows (`stride` floats apart) against one vector: out[s] = dot_f32(row s, x, n), bit for
+// bit. The eight horizontal sums run side by side as shuffles across the rows, which is what
+// makes short rows (attention heads of 8 to 64 values) cheap to score.
+void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n, float* out);
+
 }  // namespace snapstream::kernels::cpu

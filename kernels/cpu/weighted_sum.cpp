@@ -26,6 +26,51 @@ void columns(const float* weights, const float* rows, int64_t count, int64_t str
   for (int c = 0; c < Chunks; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
 }
 
+// Heads side by side: Heads x Chunks accumulators, a row skipped only when every head's weight
+// for it is zero.
+template <int Chunks, int Heads>
+void head_columns(const float* weights, int64_t weights_stride, const float* rows, int64_t count, int64_t stride, float* out,
+                  int64_t out_stride) {
+  __m256 acc[Heads][Chunks];
+  for (auto& head : acc)
+    for (auto& a : head) a = _mm256_setzero_ps();
+  for (int64_t s = 0; s < count; ++s) {
+    bool any = false;
+    for (int h = 0; h < Heads; ++h) any |= weights[h * weights_stride + s] != 0.0f;
+    if (!any) continue;
+    const float* row = rows + s * stride;
+    __m256 values[Chunks];
+#pragma GCC unroll 8
+    for (int c = 0; c < Chunks; ++c) values[c] = _mm256_loadu_ps(row + 8 * c);
+#pragma GCC unroll 8
+    for (int h = 0; h < Heads; ++h) {
+      const __m256 w = _mm256_set1_ps(weights[h * weights_stride + s]);
+#pragma GCC unroll 8
+      for (int c = 0; c < Chunks; ++c) acc[h][c] = _mm256_fmadd_ps(w, values[c], acc[h][c]);
+    }
+  }
+  for (int h = 0; h < Heads; ++h)
+    for (int c = 0; c < Chunks; ++c) _mm256_storeu_ps(out + h * out_stride + 8 * c, acc[h][c]);
+}
+
+// At most eight accumulators per pass, whatever the split between heads and chunks.
+constexpr int kMaxAccumulators = 8;
+
+template <int Chunks, int Heads = kMaxAccumulators / Chunks>
+void head_columns_of(int64_t heads, const float* weights, int64_t weights_stride, const float* rows, int64_t count,
+                     int64_t stride, float* out, int64_t out_stride) {
+  if constexpr (Heads > 1) {
+    if (heads < Heads)
+      return head_columns_of<Chunks, Heads - 1>(heads, weights, weights_stride, rows, count, stride, out, out_stride);
+  }
+  head_columns<Chunks, Heads>(weights, weights_stride, rows, count, stride, out, out_stride);
+}
+
+using HeadColumnPass = void (*)(int64_t, const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
+constexpr HeadColumnPass kHeadPasses[] = {nullptr,           head_columns_of<1>, head_columns_of<2>, head_columns_of<3>,
+                                          head_columns_of<4>, head_columns_of<5>, head_columns_of<6>, head_columns_of<7>,
+                                          head_columns_of<8>};
+
 using ColumnPass = void (*)(const float*, const float*, int64_t, int64_t, float*);
 constexpr ColumnPass kPasses[] = {nullptr,        columns<1>, columns<2>, columns<3>, columns<4>,
                                   columns<5>, columns<6>, columns<7>, columns<8>};
@@ -49,6 +94,25 @@ void weighted_row_sum(const float* weights, const float* rows, int64_t count, in
       if (weights[s] != 0.0f) sum += weights[s] * rows[s * stride + d];
     out[d] = sum;
   }
+}
+
+void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
+                       int64_t stride, int64_t width, float* out, int64_t out_stride) {
+  int64_t d = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  for (; d + 8 <= width;) {
+    const int64_t chunks = std::min<int64_t>(kMaxChunks, (width - d) / 8);
+    const int64_t per_pass = kMaxAccumulators / chunks;
+    for (int64_t h = 0; h < heads; h += per_pass)
+      kHeadPasses[chunks](std::min(per_pass, heads - h), weights + h * weights_stride, weights_stride, rows + d, count, stride,
+                          out + h * out_stride + d, out_stride);
+    d += 8 * chunks;
+  }
+  if (d == width) return;
+#endif
+  // The columns past the last whole chunk, one head at a time as weighted_row_sum sums them.
+  for (int64_t h = 0; h < heads; ++h)
+    weighted_row_sum(weights + h * weights_stride, rows + d, count, stride, width - d, out + h * out_stride + d);
 }
 
 }  // namespace snapstream::kernels::cpu

@@ -141,6 +141,16 @@ TEST_CASE("a dot-product tile equals single dot products bit for bit", "[matmul]
     for (int r = 0; r < rows; ++r) CHECK(out[j * 4 + r] == cpu::dot_f32(w.data() + r * n, x[j], n));
 }
 
+TEST_CASE("eight rows against one vector equal single dot products bit for bit", "[matmul]") {
+  const int64_t n = GENERATE(1, 8, 13, 32, 64, 67, 128);
+  const int64_t stride = n + 5;  // rows need not be packed
+  const auto rows = random_values(static_cast<size_t>(8 * stride), 7);
+  const auto x = random_values(static_cast<size_t>(n), 8);
+  float out[8];
+  cpu::dot_f32_rows8(rows.data(), stride, x.data(), n, out);
+  for (int s = 0; s < 8; ++s) CHECK(out[s] == cpu::dot_f32(rows.data() + s * stride, x.data(), n));
+}
+
 TEST_CASE("row-dot matmul gives each row the same result whatever the batch", "[matmul]") {
   ThreadPool pool(2);
   const int64_t rows = 37, cols = 100;
