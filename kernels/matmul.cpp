@@ -17,6 +17,8 @@ namespace {
 constexpr int64_t kBandRows = 64;
 // Below this many activation rows, reading W once per row is cheaper than a GEMM.
 constexpr int64_t kGemmMinRows = 4;
+// Rows this short (f32 values) are summed eight at a time when few activation rows meet them.
+constexpr int64_t kShortRow = 256;
 // Activation rows a thread takes through its weight rows at a time, so their quantised bytes
 // stay in L1 while the weights stream past (prefill: 512 rows would not fit).
 constexpr int64_t kIntegerChunkRows = 16;
@@ -123,16 +125,26 @@ void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView&
         // Tiles of up to 4 weight rows x 4 activation rows, each chunk loaded once per tile. With
         // few activation rows one weight row at a time streams memory best.
         const int64_t stride = w.row_stride() / static_cast<int64_t>(sizeof(float));
+        const auto* rows_base = reinterpret_cast<const float*>(w.data);
         const int64_t tile_rows = m < kGemmMinRows ? 1 : 4;
-        for (int64_t r = begin; r < end; r += tile_rows) {
+        int64_t r = begin;
+        // Short rows, few activation rows: the horizontal sums, not the reads, would bound one row
+        // at a time, so eight rows share theirs.
+        if (m < kGemmMinRows && w.cols <= kShortRow)
+          for (; r + 8 <= end; r += 8)
+            for (int64_t i = 0; i < m; ++i) {
+              float sums[8];
+              cpu::dot_f32_rows8(rows_base + r * stride, stride, x + i * w.cols, w.cols, sums);
+              std::copy_n(sums, 8, y + i * w.rows + r);
+            }
+        for (; r < end; r += tile_rows) {
           const int rows = static_cast<int>(std::min<int64_t>(tile_rows, end - r));
           for (int64_t i = 0; i < m; i += 4) {
             const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
                                   x + std::min(i + 3, m - 1) * w.cols};
             const bool prefetch = i == 0 && tile_rows > 1 && r + 2 * tile_rows <= end;
-            cpu::dot_f32_tile(reinterpret_cast<const float*>(w.row(r)), stride, rows, xs,
-                              static_cast<int>(std::min<int64_t>(4, m - i)), w.cols, y + i * w.rows + r, w.rows,
-                              prefetch ? reinterpret_cast<const float*>(w.row(r + tile_rows)) : nullptr);
+            cpu::dot_f32_tile(rows_base + r * stride, stride, rows, xs, static_cast<int>(std::min<int64_t>(4, m - i)), w.cols,
+                              y + i * w.rows + r, w.rows, prefetch ? rows_base + (r + tile_rows) * stride : nullptr);
           }
         }
         return;
