@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "kernels/cpu/dot.h"
 #include "kernels/cpu/exp_row.h"
+#include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
 
 namespace snapstream::kernels {
@@ -98,11 +98,7 @@ void decode_attention(ThreadPool& pool, int64_t batch, const float* q, const flo
         float* w = weights.data() + g * row;
         // The token itself comes last, as the newest position does in causal attention.
         w[extent] = cpu::dot_f32(q_group + g * hd, self_key, hd) * scale;
-        float max_score = w[extent];
-        for (int64_t s = 0; s < extent; ++s) {
-          w[s] = live[s] ? w[s] * scale : -std::numeric_limits<float>::infinity();
-          max_score = std::max(max_score, w[s]);
-        }
+        const float max_score = cpu::scale_live_scores(w, live, extent, scale, w[extent]);
         const float inverse = 1.0f / cpu::exp_shifted_row(w, extent + 1, max_score);
         for (int64_t s = 0; s <= extent; ++s) w[s] *= inverse;
       }

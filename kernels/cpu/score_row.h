@@ -1,0 +1,13 @@
+// The step between scoring keys and the softmax in decode attention: scale the live entries'
+// scores, rule out the empty ones, and find the row's maximum, in loops the compiler vectorises.
+#pragma once
+
+#include <cstdint>
+
+namespace snapstream::kernels::cpu {
+
+// scores[i] = live[i] ? scores[i] * scale : -inf for i < n. Returns the largest of `start` and
+// the new scores (a NaN score is passed over, as std::max(largest, score) would).
+float scale_live_scores(float* scores, const uint8_t* live, int64_t n, float scale, float start);
+
+}  // namespace snapstream::kernels::cpu
