@@ -1,6 +1,5 @@
-// Worker threads spin briefly before sleeping, and for as long as a Burst lives, because decode
-// issues many short parallel calls per token and a sleeping wake-up costs more than the work of
-// a small matrix.
+// Worker threads spin briefly before sleeping, because decode issues many short parallel
+// calls per token and a sleeping wake-up costs more than the work of a small matrix.
 #include "kernels/thread_pool.h"
 
 #include "kernels/errors.h"
@@ -80,7 +79,7 @@ void ThreadPool::worker_loop(int share) {
   uint64_t seen = 0;
   for (;;) {
     bool started = false;
-    for (int spin = 0; spin < kSpinIterations || bursts_.load(std::memory_order_relaxed) > 0; ++spin) {
+    for (int spin = 0; spin < kSpinIterations; ++spin) {
       if (generation_.load(std::memory_order_acquire) != seen) {
         started = true;
         break;

@@ -34,20 +34,6 @@ class ThreadPool {
   // Work below which a share is not worth handing to another thread.
   static constexpr int64_t kMinShareCost = 1 << 17;
 
-  // While a Burst lives, idle workers keep spinning instead of going to sleep: for a run of
-  // parallel calls with short serial stretches between them (a graph step), where waking a
-  // sleeping thread would cost more than the stretch. Bursts may nest and come from any thread.
-  class Burst {
-   public:
-    explicit Burst(ThreadPool& pool) : pool_(pool) { pool_.bursts_.fetch_add(1, std::memory_order_relaxed); }
-    ~Burst() { pool_.bursts_.fetch_sub(1, std::memory_order_relaxed); }
-    Burst(const Burst&) = delete;
-    Burst& operator=(const Burst&) = delete;
-
-   private:
-    ThreadPool& pool_;
-  };
-
  private:
   void worker_loop(int share);
   void run_share(int share, int shares);
@@ -59,7 +45,6 @@ class ThreadPool {
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
   std::atomic<bool> busy_{false};
-  std::atomic<int> bursts_{0};
   bool stopping_ = false;
   const RangeFn* job_ = nullptr;
   int64_t job_items_ = 0;

@@ -1,9 +1,6 @@
-// The thread pool runs every item exactly once, over many back-to-back calls, in and out of bursts.
-#include <catch2/catch.hpp>
-
+// The thread pool runs every item exactly once, over many back-to-back calls.
 #include <atomic>
-#include <chrono>
-#include <thread>
+#include <catch2/catch.hpp>
 #include <vector>
 
 #include "kernels/thread_pool.h"
@@ -22,24 +19,4 @@ TEST_CASE("parallel_for covers each item once", "[thread_pool]") {
       });
     for (auto& h : hits) REQUIRE(h.load() == 200);
   }
-}
-
-TEST_CASE("a burst keeps workers spinning between calls and lets them sleep after it", "[thread_pool]") {
-  ThreadPool pool(2);
-  std::atomic<int64_t> done{0};
-  auto count = [&](int64_t begin, int64_t end) { done.fetch_add(end - begin); };
-  {
-    const ThreadPool::Burst outer(pool);
-    const ThreadPool::Burst inner(pool);  // bursts nest
-    for (int call = 0; call < 50; ++call) {
-      pool.parallel_for(64, count, ThreadPool::kMinShareCost);
-      // A serial stretch longer than the workers' usual spin.
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-  }
-  CHECK(done.load() == 50 * 64);
-  // After the burst the workers fall back to sleeping, and a later call still wakes them.
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  pool.parallel_for(64, count, ThreadPool::kMinShareCost);
-  CHECK(done.load() == 51 * 64);
 }
