@@ -44,7 +44,7 @@ void apply_emulation(const EngineFlags& flags, runtime::EngineOptions& options) 
 std::string describe_plan(const runtime::Model& model, const runtime::GraphRunner& runner, const runtime::SlotKvCache& cache) {
   const runtime::SnapStreamConfig& config = cache.config();
   const int64_t context = model.shape.context_length;
-  const int64_t full = runtime::SlotKvCache::full_cache_bytes(model.shape, context);
+  const int64_t full = runtime::SlotKvCache::full_cache_bytes(model.shape, context, config.kv_dtype);
   std::string text = fmt::format("compiled graphs ({} compiles, arena {} bytes):\n", runner.graphs().compiles(), runner.arena_bytes());
   text += runner.graphs().describe();
   text += fmt::format("KV cache: {}\n", config.describe());

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels/argmax.h"
+#include "kernels/kv_entries.h"
 #include "runtime/errors.h"
 #include "runtime/token_logprobs.h"
 
@@ -23,9 +24,11 @@ void add_head_probabilities(const float* q, const float* self_key, const runtime
   };
   std::vector<double> scores;
   std::vector<int64_t> where;
+  std::vector<float> key(static_cast<size_t>(head_dim));
   for (int64_t entry = 0; entry < extent && entry < capacity; ++entry)
     if (view.live[entry]) {
-      scores.push_back(dot(view.keys + entry * head_dim));
+      kernels::load_row(view.keys.row(entry, head_dim), view.keys.dtype, head_dim, key.data());
+      scores.push_back(dot(key.data()));
       where.push_back(view.positions[entry]);
     }
   scores.push_back(dot(self_key));

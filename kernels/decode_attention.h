@@ -3,18 +3,21 @@
 // capacity, never by how long the sequence has grown.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/attention_shape.h"
+#include "kernels/dtype.h"
 #include "kernels/thread_pool.h"
 
 namespace snapstream::kernels {
 
-// One sequence's cache: keys and values are [kv_heads][capacity][head_dim]; live is
-// [kv_heads][capacity], nonzero where an entry holds a token (each KV head keeps its own set).
+// One sequence's cache: keys and values are [kv_heads][capacity][head_dim] in `dtype` (F32 or
+// F16); live is [kv_heads][capacity], nonzero where an entry holds a token (each KV head keeps
+// its own set).
 struct CacheView {
-  const float* keys = nullptr;
-  const float* values = nullptr;
+  const std::byte* keys = nullptr;
+  const std::byte* values = nullptr;
   const uint8_t* live = nullptr;
   // Entries [0, extent) may be live and the rest are all empty, so a short sequence in a large
   // cache costs its length, not the capacity. Negative: the whole capacity.
@@ -22,6 +25,7 @@ struct CacheView {
   // Re-indexed positions: entries [0, shifted_end) are scored with the sequence's row of
   // `shifted_q` instead of q (see decode_attention). 0: every entry uses q.
   int64_t shifted_end = 0;
+  DType dtype = DType::F32;
 };
 
 // For b < batch: q [batch][heads*head_dim], self_keys/self_values [batch][kv_heads*head_dim]

@@ -2,27 +2,55 @@
 #include "kernels/kv_entries.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/errors.h"
 
 namespace snapstream::kernels {
 
-void write_entry(const float* token, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t entry, float* cache) {
-  require(token && cache, "write_entry", "null buffer");
+bool is_kv_dtype(DType dtype) { return dtype == DType::F32 || dtype == DType::F16; }
+
+void load_row(const std::byte* row, DType dtype, int64_t head_dim, float* out) {
+  if (dtype == DType::F32) {
+    std::memcpy(out, row, static_cast<size_t>(head_dim) * sizeof(float));
+    return;
+  }
+  for (int64_t d = 0; d < head_dim; ++d) {
+    uint16_t bits;
+    std::memcpy(&bits, row + 2 * d, 2);
+    out[d] = f16_to_f32(bits);
+  }
+}
+
+void store_row(const float* values, DType dtype, int64_t head_dim, std::byte* row) {
+  if (dtype == DType::F32) {
+    std::memcpy(row, values, static_cast<size_t>(head_dim) * sizeof(float));
+    return;
+  }
+  for (int64_t d = 0; d < head_dim; ++d) {
+    const uint16_t bits = f32_to_f16(values[d]);
+    std::memcpy(row + 2 * d, &bits, 2);
+  }
+}
+
+void write_entry(const float* token, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t entry, KvRows cache) {
+  require(token && cache.data, "write_entry", "null buffer");
+  require(is_kv_dtype(cache.dtype), "write_entry", "a cache stores F32 or F16");
   require(entry >= 0 && entry < capacity, "write_entry", "entry " + std::to_string(entry) + " outside the capacity");
   for (int64_t kv = 0; kv < kv_heads; ++kv)
-    std::copy_n(token + kv * head_dim, head_dim, cache + (kv * capacity + entry) * head_dim);
+    store_row(token + kv * head_dim, cache.dtype, head_dim, cache.row(kv * capacity + entry, head_dim));
 }
 
 void gather_positions(const float* dense, int64_t length, int64_t kv_heads, int64_t head_dim, int64_t kv_head,
-                      const int32_t* positions, int64_t count, int64_t capacity, int64_t first_entry, float* cache) {
-  require(dense && cache && (positions || count == 0), "gather_positions", "null buffer");
+                      const int32_t* positions, int64_t count, int64_t capacity, int64_t first_entry, KvRows cache) {
+  require(dense && cache.data && (positions || count == 0), "gather_positions", "null buffer");
+  require(is_kv_dtype(cache.dtype), "gather_positions", "a cache stores F32 or F16");
   require(kv_head >= 0 && kv_head < kv_heads, "gather_positions", "KV head out of range");
   require(first_entry >= 0 && count >= 0 && first_entry + count <= capacity, "gather_positions", "entries outside the capacity");
   for (int64_t i = 0; i < count; ++i) {
     require(positions[i] >= 0 && positions[i] < length, "gather_positions", "position outside the dense rows");
-    std::copy_n(dense + (positions[i] * kv_heads + kv_head) * head_dim, head_dim,
-                cache + (kv_head * capacity + first_entry + i) * head_dim);
+    store_row(dense + (positions[i] * kv_heads + kv_head) * head_dim, cache.dtype, head_dim,
+              cache.row(kv_head * capacity + first_entry + i, head_dim));
   }
 }
 

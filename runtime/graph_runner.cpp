@@ -15,8 +15,8 @@ namespace {
 
 constexpr int64_t kLongestDefaultPrefill = 4096;
 
-// The model's own shape, with what the CPU engine stores: the loaded weights' type, an f32 cache
-// of the slot cache's capacity.
+// The model's own shape, with what the CPU engine stores: the loaded weights' type and the slot
+// cache's capacity and storage type.
 graph::ModelShape served_shape(const graph::ModelShape& model, const SlotKvCache& cache, kernels::DType dtype, int32_t shards) {
   // Replicated KV heads (more shards than KV heads) are priced but not run: two shards would
   // each compact the same head's cache from only their own query heads.
@@ -26,7 +26,7 @@ graph::ModelShape served_shape(const graph::ModelShape& model, const SlotKvCache
   graph::ModelShape s = model;
   s.kv_capacity = cache.capacity();
   s.weight_dtype = dtype;
-  s.kv_dtype = kernels::DType::F32;
+  s.kv_dtype = cache.config().kv_dtype;
   return s;
 }
 
@@ -110,7 +110,8 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   kernels::CacheView cache(int64_t row, int64_t layer, int64_t kv_begin) override {
     const auto r = static_cast<size_t>(row);
     const LayerCacheView view = shard_view(slots[r], layer, kv_begin);
-    return {view.keys, view.values, view.live, cache_.extent(slots[r]), shifted_ends.empty() ? 0 : shifted_ends[r]};
+    return {view.keys.data, view.values.data, view.live, cache_.extent(slots[r]), shifted_ends.empty() ? 0 : shifted_ends[r],
+            view.keys.dtype};
   }
 
   void store(int64_t row, int64_t layer, int64_t kv_begin, int64_t kv_count, const float* key, const float* value) override {

@@ -65,9 +65,16 @@ void compact_layer(kernels::ThreadPool& pool, const SnapStreamConfig& config, co
     kernels::gather_positions(values, length, kv_heads, hd, kv, kept.data(), capacity, capacity, 0, cache.values);
     std::copy(kept.begin(), kept.end(), cache.positions + kv * capacity);
     std::fill_n(cache.live + kv * capacity, capacity, uint8_t{1});
-    if (config.positions == PositionMode::Reindexed)
-      for (int64_t slot = 0; slot < capacity; ++slot)
-        kernels::rope(cache.keys + (kv * capacity + slot) * hd, 1, hd, slot - kept[static_cast<size_t>(slot)], rope);
+    if (config.positions == PositionMode::Reindexed) {
+      // Rotated in f32, then stored: an f16 cache rounds each key once.
+      std::vector<float> key(static_cast<size_t>(hd));
+      for (int64_t slot = 0; slot < capacity; ++slot) {
+        std::byte* row = cache.keys.row(kv * capacity + slot, hd);
+        kernels::load_row(row, cache.keys.dtype, hd, key.data());
+        kernels::rope(key.data(), 1, hd, slot - kept[static_cast<size_t>(slot)], rope);
+        kernels::store_row(key.data(), cache.keys.dtype, hd, row);
+      }
+    }
   }
 }
 

@@ -9,12 +9,14 @@
 namespace snapstream::runtime {
 
 SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots)
-    : config_(config), slots_(slots), layers_(model.layers), layer_floats_(model.kv_dim() * config.capacity),
+    : config_(config), slots_(slots), layers_(model.layers),
+      layer_bytes_(model.kv_dim() * config.capacity * kernels::KvRows::element_bytes(config.kv_dtype)),
       layer_markers_(model.kv_heads * config.capacity) {
   if (slots < 1) throw ConfigError("the KV cache needs at least one slot");
   if (config.capacity < 1) throw ConfigError("the SnapStream config must be resolved before allocating the cache");
-  keys_.assign(static_cast<size_t>(slots_ * layers_ * layer_floats_), 0.0f);
-  values_.assign(keys_.size(), 0.0f);
+  if (!kernels::is_kv_dtype(config.kv_dtype)) throw ConfigError("the KV cache stores f32 or f16");
+  keys_.assign(static_cast<size_t>(slots_ * layers_ * layer_bytes_), std::byte{0});
+  values_.assign(keys_.size(), std::byte{0});
   live_.assign(static_cast<size_t>(slots_ * layers_ * layer_markers_), 0);
   positions_.assign(live_.size(), -1);
   states_.assign(static_cast<size_t>(slots_), {});
@@ -56,10 +58,10 @@ int64_t SlotKvCache::shifted_end(int64_t slot) const {
   return config_.positions == PositionMode::Reindexed && overwriting ? config_.capacity - config_.ring : 0;
 }
 
-int64_t SlotKvCache::bytes_per_slot() const { return 2 * layers_ * layer_floats_ * static_cast<int64_t>(sizeof(float)); }
+int64_t SlotKvCache::bytes_per_slot() const { return 2 * layers_ * layer_bytes_; }
 
-int64_t SlotKvCache::full_cache_bytes(const graph::ModelShape& model, int64_t positions) {
-  return 2 * model.layers * model.kv_dim() * positions * static_cast<int64_t>(sizeof(float));
+int64_t SlotKvCache::full_cache_bytes(const graph::ModelShape& model, int64_t positions, kernels::DType kv_dtype) {
+  return 2 * model.layers * model.kv_dim() * positions * kernels::KvRows::element_bytes(kv_dtype);
 }
 
 }  // namespace snapstream::runtime

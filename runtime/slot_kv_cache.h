@@ -1,12 +1,14 @@
 // The SnapStream KV cache manager: a fixed number of sequence slots, each of one static shape
-// ([layers][kv_heads][capacity][head_dim] keys and values), allocated once at start-up.
+// ([layers][kv_heads][capacity][head_dim] keys and values, f32 or f16), allocated once at start-up.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "graph/model_shape.h"
 #include "kernels/decode_attention.h"
+#include "kernels/kv_entries.h"
 #include "runtime/snapstream_config.h"
 
 namespace snapstream::runtime {
@@ -20,15 +22,15 @@ struct SequenceState {
 
 // One layer of one sequence's cache, all KV heads: [kv_heads][capacity] entries.
 struct LayerCacheView {
-  float* keys = nullptr;       // [kv_heads][capacity][head_dim]
-  float* values = nullptr;
+  kernels::KvRows keys;        // [kv_heads][capacity][head_dim]
+  kernels::KvRows values;
   uint8_t* live = nullptr;     // [kv_heads][capacity]
   int32_t* positions = nullptr;
 
   // The same view starting at KV head `first` (for a tensor-parallel shard).
   LayerCacheView from_head(int64_t first, int64_t capacity, int64_t head_dim) const {
-    return {keys + first * capacity * head_dim, values + first * capacity * head_dim, live + first * capacity,
-            positions + first * capacity};
+    return {{keys.dtype, keys.row(first * capacity, head_dim)}, {values.dtype, values.row(first * capacity, head_dim)},
+            live + first * capacity, positions + first * capacity};
   }
 };
 
@@ -46,8 +48,8 @@ class SlotKvCache {
   int64_t slots() const { return slots_; }
   int64_t capacity() const { return config_.capacity; }
 
-  float* keys(int64_t slot, int64_t layer) { return keys_.data() + offset(slot, layer); }
-  float* values(int64_t slot, int64_t layer) { return values_.data() + offset(slot, layer); }
+  kernels::KvRows keys(int64_t slot, int64_t layer) { return {config_.kv_dtype, keys_.data() + offset(slot, layer)}; }
+  kernels::KvRows values(int64_t slot, int64_t layer) { return {config_.kv_dtype, values_.data() + offset(slot, layer)}; }
   uint8_t* live(int64_t slot, int64_t layer) { return live_.data() + marker_offset(slot, layer); }
   int32_t* positions(int64_t slot, int64_t layer) { return positions_.data() + marker_offset(slot, layer); }
   const int32_t* positions(int64_t slot, int64_t layer) const { return positions_.data() + marker_offset(slot, layer); }
@@ -84,15 +86,15 @@ class SlotKvCache {
   int64_t bytes_per_slot() const;
   int64_t total_bytes() const { return bytes_per_slot() * slots_; }
   // What a full cache of `positions` tokens would hold for one sequence, for comparison.
-  static int64_t full_cache_bytes(const graph::ModelShape& model, int64_t positions);
+  static int64_t full_cache_bytes(const graph::ModelShape& model, int64_t positions, kernels::DType kv_dtype);
 
  private:
-  int64_t offset(int64_t slot, int64_t layer) const { return (slot * layers_ + layer) * layer_floats_; }
+  int64_t offset(int64_t slot, int64_t layer) const { return (slot * layers_ + layer) * layer_bytes_; }
   int64_t marker_offset(int64_t slot, int64_t layer) const { return (slot * layers_ + layer) * layer_markers_; }
 
   SnapStreamConfig config_;
-  int64_t slots_, layers_, layer_floats_, layer_markers_;
-  std::vector<float> keys_, values_;
+  int64_t slots_, layers_, layer_bytes_, layer_markers_;
+  std::vector<std::byte> keys_, values_;
   std::vector<uint8_t> live_;
   std::vector<int32_t> positions_;  // the absolute position each entry holds, -1 when empty
   std::vector<SequenceState> states_;

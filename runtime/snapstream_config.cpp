@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "kernels/kv_entries.h"
 #include "runtime/errors.h"
 
 namespace snapstream::runtime {
@@ -10,6 +11,8 @@ namespace snapstream::runtime {
 SnapStreamConfig SnapStreamConfig::resolved(int64_t context_length) const {
   SnapStreamConfig c = *this;
   if (context_length <= 0) throw ConfigError("the model's context length must be positive");
+  if (!kernels::is_kv_dtype(c.kv_dtype))
+    throw ConfigError("the KV cache stores f32 or f16, not " + std::string(kernels::dtype_name(c.kv_dtype)));
   if (c.full_cache) {
     // One region holding every position in order: nothing to select, nothing to evict.
     c.capacity = context_length;
@@ -31,12 +34,13 @@ SnapStreamConfig SnapStreamConfig::resolved(int64_t context_length) const {
 }
 
 std::string SnapStreamConfig::describe() const {
-  if (full_cache) return "full cache (" + std::to_string(capacity) + " positions, no eviction)";
+  const std::string storage = kv_dtype == kernels::DType::F32 ? "" : ", " + std::string(kernels::dtype_name(kv_dtype)) + " KV";
+  if (full_cache) return "full cache (" + std::to_string(capacity) + " positions, no eviction)" + storage;
   return "SnapStream C=" + std::to_string(capacity) + " (sink " + std::to_string(sink) + ", compressed " +
          std::to_string(compressed()) + ", ring " + std::to_string(ring) + "), window " + std::to_string(window) + ", " +
          (pool == kernels::PoolKind::Max ? "max" : "avg") + "-pool " + std::to_string(pool_kernel) + ", positions " +
          (positions == PositionMode::Original ? "original" : "reindexed") +
-         (selection == Selection::Random ? ", random selection (seed " + std::to_string(selection_seed) + ")" : "");
+         (selection == Selection::Random ? ", random selection (seed " + std::to_string(selection_seed) + ")" : "") + storage;
 }
 
 }  // namespace snapstream::runtime

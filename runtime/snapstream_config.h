@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/dtype.h"
 #include "kernels/snapkv.h"
 
 namespace snapstream::runtime {
@@ -29,6 +30,9 @@ struct SnapStreamConfig {
   PositionMode positions = PositionMode::Original;
   Selection selection = Selection::SnapKV;
   uint64_t selection_seed = 0;  // Random: the same seed and prompt length draw the same positions
+  // How cached keys and values are stored: F32, or F16 at half the memory (attention still
+  // computes in f32; the new token's own key and value join unrounded).
+  kernels::DType kv_dtype = kernels::DType::F32;
 
   int64_t compressed() const { return capacity - sink - ring; }  // K
 

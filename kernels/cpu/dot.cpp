@@ -101,7 +101,17 @@ void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* 
   }
 }
 
-void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n, float* out) {
+namespace {
+#ifdef SNAPSTREAM_AVX2
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256 load8(const uint16_t* p) { return load_f16x8(p); }
+#endif
+inline float widen(float v) { return v; }
+inline float widen(uint16_t bits) { return f16_to_f32(bits); }
+
+// Eight rows of f32 or f16 values against one f32 vector, as dot_f32 sums each.
+template <typename T>
+void rows8(const T* rows, int64_t stride, const float* x, int64_t n, float* out) {
   int64_t i = 0;
 #ifdef SNAPSTREAM_AVX2
   __m256 acc[8];
@@ -109,7 +119,7 @@ void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n,
   for (; i + 8 <= n; i += 8) {
     const __m256 xv = _mm256_loadu_ps(x + i);
 #pragma GCC unroll 8
-    for (int s = 0; s < 8; ++s) acc[s] = _mm256_fmadd_ps(_mm256_loadu_ps(rows + s * stride + i), xv, acc[s]);
+    for (int s = 0; s < 8; ++s) acc[s] = _mm256_fmadd_ps(load8(rows + s * stride + i), xv, acc[s]);
   }
   // horizontal_sum's steps for all eight rows at once. First each row's halves: pair p holds
   // rows 2p (low half) and 2p + 1 (high half) as t = low + high.
@@ -130,10 +140,14 @@ void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n,
 #endif
   for (int s = 0; s < 8; ++s) {
     float sum = out[s];
-    for (int64_t k = i; k < n; ++k) sum += rows[s * stride + k] * x[k];
+    for (int64_t k = i; k < n; ++k) sum += widen(rows[s * stride + k]) * x[k];
     out[s] = sum;
   }
 }
+}  // namespace
+
+void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n, float* out) { rows8(rows, stride, x, n, out); }
+void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out) { rows8(rows, stride, x, n, out); }
 
 namespace {
 // The f16 and bf16 loops differ only in how 8 stored values widen to f32.

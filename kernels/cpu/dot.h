@@ -33,5 +33,7 @@ void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* 
 // bit. The eight horizontal sums run side by side as shuffles across the rows, which is what
 // makes short rows (attention heads of 8 to 64 values) cheap to score.
 void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n, float* out);
+// The same for rows of f16 values (`stride` values apart), summed as dot_f32 sums the widened rows.
+void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out);
 
 }  // namespace snapstream::kernels::cpu

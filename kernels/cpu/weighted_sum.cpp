@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "kernels/dtype.h"
+
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 #endif
@@ -26,10 +28,15 @@ void columns(const float* weights, const float* rows, int64_t count, int64_t str
   for (int c = 0; c < Chunks; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
 }
 
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+#ifdef __F16C__
+inline __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+#endif
+
 // Heads side by side: Heads x Chunks accumulators, a row skipped only when every head's weight
 // for it is zero.
-template <int Chunks, int Heads>
-void head_columns(const float* weights, int64_t weights_stride, const float* rows, int64_t count, int64_t stride, float* out,
+template <typename T, int Chunks, int Heads>
+void head_columns(const float* weights, int64_t weights_stride, const T* rows, int64_t count, int64_t stride, float* out,
                   int64_t out_stride) {
   __m256 acc[Heads][Chunks];
   for (auto& head : acc)
@@ -38,10 +45,10 @@ void head_columns(const float* weights, int64_t weights_stride, const float* row
     bool any = false;
     for (int h = 0; h < Heads; ++h) any |= weights[h * weights_stride + s] != 0.0f;
     if (!any) continue;
-    const float* row = rows + s * stride;
+    const T* row = rows + s * stride;
     __m256 values[Chunks];
 #pragma GCC unroll 8
-    for (int c = 0; c < Chunks; ++c) values[c] = _mm256_loadu_ps(row + 8 * c);
+    for (int c = 0; c < Chunks; ++c) values[c] = load8(row + 8 * c);
 #pragma GCC unroll 8
     for (int h = 0; h < Heads; ++h) {
       const __m256 w = _mm256_set1_ps(weights[h * weights_stride + s]);
@@ -56,20 +63,28 @@ void head_columns(const float* weights, int64_t weights_stride, const float* row
 // At most eight accumulators per pass, whatever the split between heads and chunks.
 constexpr int kMaxAccumulators = 8;
 
-template <int Chunks, int Heads = kMaxAccumulators / Chunks>
-void head_columns_of(int64_t heads, const float* weights, int64_t weights_stride, const float* rows, int64_t count,
+template <typename T, int Chunks, int Heads = kMaxAccumulators / Chunks>
+void head_columns_of(int64_t heads, const float* weights, int64_t weights_stride, const T* rows, int64_t count,
                      int64_t stride, float* out, int64_t out_stride) {
   if constexpr (Heads > 1) {
     if (heads < Heads)
-      return head_columns_of<Chunks, Heads - 1>(heads, weights, weights_stride, rows, count, stride, out, out_stride);
+      return head_columns_of<T, Chunks, Heads - 1>(heads, weights, weights_stride, rows, count, stride, out, out_stride);
   }
-  head_columns<Chunks, Heads>(weights, weights_stride, rows, count, stride, out, out_stride);
+  head_columns<T, Chunks, Heads>(weights, weights_stride, rows, count, stride, out, out_stride);
 }
 
-using HeadColumnPass = void (*)(int64_t, const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
-constexpr HeadColumnPass kHeadPasses[] = {nullptr,           head_columns_of<1>, head_columns_of<2>, head_columns_of<3>,
-                                          head_columns_of<4>, head_columns_of<5>, head_columns_of<6>, head_columns_of<7>,
-                                          head_columns_of<8>};
+template <typename T>
+using HeadColumnPass = void (*)(int64_t, const float*, int64_t, const T*, int64_t, int64_t, float*, int64_t);
+template <typename T>
+constexpr HeadColumnPass<T> kHeadPasses[] = {nullptr,
+                                             head_columns_of<T, 1>,
+                                             head_columns_of<T, 2>,
+                                             head_columns_of<T, 3>,
+                                             head_columns_of<T, 4>,
+                                             head_columns_of<T, 5>,
+                                             head_columns_of<T, 6>,
+                                             head_columns_of<T, 7>,
+                                             head_columns_of<T, 8>};
 
 using ColumnPass = void (*)(const float*, const float*, int64_t, int64_t, float*);
 constexpr ColumnPass kPasses[] = {nullptr,        columns<1>, columns<2>, columns<3>, columns<4>,
@@ -96,23 +111,44 @@ void weighted_row_sum(const float* weights, const float* rows, int64_t count, in
   }
 }
 
-void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
-                       int64_t stride, int64_t width, float* out, int64_t out_stride) {
+namespace {
+inline float widen(float v) { return v; }
+inline float widen(uint16_t bits) { return f16_to_f32(bits); }
+
+template <typename T>
+void head_sums(const float* weights, int64_t weights_stride, int64_t heads, const T* rows, int64_t count, int64_t stride,
+               int64_t width, float* out, int64_t out_stride) {
   int64_t d = 0;
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
   for (; d + 8 <= width;) {
     const int64_t chunks = std::min<int64_t>(kMaxChunks, (width - d) / 8);
     const int64_t per_pass = kMaxAccumulators / chunks;
     for (int64_t h = 0; h < heads; h += per_pass)
-      kHeadPasses[chunks](std::min(per_pass, heads - h), weights + h * weights_stride, weights_stride, rows + d, count, stride,
-                          out + h * out_stride + d, out_stride);
+      kHeadPasses<T>[chunks](std::min(per_pass, heads - h), weights + h * weights_stride, weights_stride, rows + d, count,
+                             stride, out + h * out_stride + d, out_stride);
     d += 8 * chunks;
   }
-  if (d == width) return;
 #endif
   // The columns past the last whole chunk, one head at a time as weighted_row_sum sums them.
   for (int64_t h = 0; h < heads; ++h)
-    weighted_row_sum(weights + h * weights_stride, rows + d, count, stride, width - d, out + h * out_stride + d);
+    for (int64_t c = d; c < width; ++c) {
+      const float* w = weights + h * weights_stride;
+      float sum = 0.0f;
+      for (int64_t s = 0; s < count; ++s)
+        if (w[s] != 0.0f) sum += w[s] * widen(rows[s * stride + c]);
+      out[h * out_stride + c] = sum;
+    }
+}
+}  // namespace
+
+void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
+                       int64_t stride, int64_t width, float* out, int64_t out_stride) {
+  head_sums(weights, weights_stride, heads, rows, count, stride, width, out, out_stride);
+}
+
+void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const uint16_t* rows, int64_t count,
+                       int64_t stride, int64_t width, float* out, int64_t out_stride) {
+  head_sums(weights, weights_stride, heads, rows, count, stride, width, out, out_stride);
 }
 
 }  // namespace snapstream::kernels::cpu

@@ -17,5 +17,8 @@ void weighted_row_sum(const float* weights, const float* rows, int64_t count, in
 // is skipped when every head's weight for it is zero; a row any head weighs must be finite.
 void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
                        int64_t stride, int64_t width, float* out, int64_t out_stride);
+// The same over rows of f16 values (`stride` values apart), widened as they are read.
+void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const uint16_t* rows, int64_t count,
+                       int64_t stride, int64_t width, float* out, int64_t out_stride);
 
 }  // namespace snapstream::kernels::cpu

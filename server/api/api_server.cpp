@@ -50,7 +50,7 @@ ApiServer::ApiServer(runtime::Engine& engine, const runtime::Model& model, ApiOp
       options_(std::move(options)),
       executor_(std::move(executor)),
       chat_template_(detect_chat_template(model.chat_template)),
-      metrics_(options_.served_model_name, runtime::SlotKvCache::full_cache_bytes(model.shape, 1), engine.step_clock()),
+      metrics_(options_.served_model_name, runtime::SlotKvCache::full_cache_bytes(model.shape, 1, engine.cache().config().kv_dtype), engine.step_clock()),
       created_(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
 
 bool ApiServer::authorized(const http::Request& request) const {

@@ -189,6 +189,13 @@ TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]")
   for (const char* key : {"prefill_tokens_per_s", "decode_tokens_per_s", "memory_read_bytes_per_s", "decode_roofline_share"})
     CHECK(out.at(key).get<double>() > 0.0);
   CHECK(out.at("weight_bytes_per_step").get<int64_t>() > 1000000);
+  // An f16 cache reads half the KV bytes per step.
+  const auto half = test::run_command(binary() + " bench --json --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
+                                      "--bandwidth-mib 0 --kv-dtype f16 --model " +
+                                      shell_quote((*models / "stories260K.gguf").string()));
+  INFO(half.err);
+  REQUIRE(half.exit_code == 0);
+  CHECK(2 * nlohmann::json::parse(half.out).at("kv_bytes_per_step").get<int64_t>() == out.at("kv_bytes_per_step").get<int64_t>());
 }
 
 TEST_CASE("bench --profile splits a decode step by op kind", "[e2e]") {

@@ -1,5 +1,6 @@
 // Masked decode attention against a naive evaluation over exactly the live slots plus the token,
-// including sequences that claim only part of the capacity and slots scored with shifted queries.
+// including sequences that claim only part of the capacity and slots scored with shifted queries,
+// for caches stored in f32 and in f16.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -7,11 +8,13 @@
 #include <vector>
 
 #include "kernels/decode_attention.h"
+#include "kernels/kv_entries.h"
 
 using namespace snapstream::kernels;
 
 TEST_CASE("decode attention over a masked cache matches the naive formula", "[decode_attention]") {
   ThreadPool pool(2);
+  const DType kv_dtype = GENERATE(DType::F32, DType::F16);
   const AttentionShape shape = GENERATE(AttentionShape{4, 2, 8}, AttentionShape{2, 2, 16}, AttentionShape{6, 1, 4}, AttentionShape{8, 1, 64}, AttentionShape{3, 3, 100});
   const int64_t capacity = GENERATE(0, 1, 9, 70);
   const int64_t batch = 3;
@@ -51,8 +54,23 @@ TEST_CASE("decode attention over a masked cache matches the naive formula", "[de
         std::fill_n(keys[b].begin() + (kv * capacity + s) * shape.head_dim, shape.head_dim, nan);
       }
   std::vector<int64_t> shifted_ends = {0, 0, capacity / 3};
-  for (int64_t b = 0; b < batch; ++b)
-    caches.push_back({keys[b].data(), values[b].data(), live[b].data(), extents[b], shifted_ends[static_cast<size_t>(b)]});
+  // The cache as stored; an f16 cache's values, widened back, are what the reference reads.
+  std::vector<std::vector<std::byte>> stored_keys, stored_values;
+  auto store = [&](std::vector<float>& rows) {
+    std::vector<std::byte> bytes(rows.size() * static_cast<size_t>(KvRows::element_bytes(kv_dtype)));
+    for (size_t r = 0; r * shape.head_dim < rows.size(); ++r) {
+      std::byte* row = bytes.data() + r * shape.head_dim * KvRows::element_bytes(kv_dtype);
+      store_row(rows.data() + r * shape.head_dim, kv_dtype, shape.head_dim, row);
+      load_row(row, kv_dtype, shape.head_dim, rows.data() + r * shape.head_dim);
+    }
+    return bytes;
+  };
+  for (int64_t b = 0; b < batch; ++b) {
+    stored_keys.push_back(store(keys[b]));
+    stored_values.push_back(store(values[b]));
+    caches.push_back({stored_keys[b].data(), stored_values[b].data(), live[b].data(), extents[b],
+                      shifted_ends[static_cast<size_t>(b)], kv_dtype});
+  }
   std::vector<float> out(q.size());
   decode_attention(pool, batch, q.data(), shifted_q.data(), self_k.data(), self_v.data(), caches.data(), capacity, shape, out.data());
 

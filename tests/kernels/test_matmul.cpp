@@ -151,6 +151,20 @@ TEST_CASE("eight rows against one vector equal single dot products bit for bit",
   for (int s = 0; s < 8; ++s) CHECK(out[s] == cpu::dot_f32(rows.data() + s * stride, x.data(), n));
 }
 
+TEST_CASE("eight f16 rows give what the same rows widened to f32 give, bit for bit", "[matmul]") {
+  const int64_t n = GENERATE(1, 8, 13, 64, 67);
+  const int64_t stride = n + 3;
+  const auto values = random_values(static_cast<size_t>(8 * stride), 9);
+  const auto x = random_values(static_cast<size_t>(n), 10);
+  std::vector<uint16_t> half(values.size());
+  std::vector<float> widened(values.size());
+  for (size_t i = 0; i < values.size(); ++i) widened[i] = f16_to_f32(half[i] = f32_to_f16(values[i]));
+  float from_half[8], from_widened[8];
+  cpu::dot_f16_rows8(half.data(), stride, x.data(), n, from_half);
+  cpu::dot_f32_rows8(widened.data(), stride, x.data(), n, from_widened);
+  for (int s = 0; s < 8; ++s) CHECK(from_half[s] == from_widened[s]);
+}
+
 TEST_CASE("row-dot matmul gives each row the same result whatever the batch", "[matmul]") {
   ThreadPool pool(2);
   const int64_t rows = 37, cols = 100;

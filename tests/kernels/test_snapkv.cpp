@@ -82,10 +82,19 @@ TEST_CASE("pooling, top-K with ties and the gather of the hand-worked example", 
   // The chosen keys land in the compressed slots [2, 5) of a 7-slot cache, in position order.
   const int32_t picked[3] = {2, 5, 8};
   std::vector<float> cache(7 * 2, -9.0f);
-  gather_positions(keys.data(), kLength, 1, 2, 0, picked, 3, 7, 2, cache.data());
+  const KvRows rows{DType::F32, reinterpret_cast<std::byte*>(cache.data())};
+  gather_positions(keys.data(), kLength, 1, 2, 0, picked, 3, 7, 2, rows);
   CHECK(std::vector<float>(cache.begin() + 4, cache.begin() + 10) == std::vector<float>{1, 0, 1, 0, 0, 1});
   CHECK(cache[0] == -9.0f);
-  CHECK_THROWS_AS(gather_positions(keys.data(), kLength, 1, 2, 0, picked, 3, 7, 5, cache.data()), KernelArgumentError);
+  CHECK_THROWS_AS(gather_positions(keys.data(), kLength, 1, 2, 0, picked, 3, 7, 5, rows), KernelArgumentError);
+  // An f16 cache holds the same rows at half the bytes (these values are exact in f16).
+  std::vector<uint16_t> half(7 * 2, 0);
+  gather_positions(keys.data(), kLength, 1, 2, 0, picked, 3, 7, 2, {DType::F16, reinterpret_cast<std::byte*>(half.data())});
+  std::vector<float> widened(6);
+  load_row(reinterpret_cast<const std::byte*>(half.data() + 4), DType::F16, 6, widened.data());
+  CHECK(widened == std::vector<float>{1, 0, 1, 0, 0, 1});
+  CHECK_THROWS_AS(gather_positions(keys.data(), kLength, 1, 2, 0, picked, 3, 7, 2, {DType::Q8_0, rows.data}),
+                  KernelArgumentError);
 }
 
 TEST_CASE("SnapKV scores match a naive evaluation with GQA", "[snapkv]") {

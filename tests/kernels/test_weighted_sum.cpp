@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/weighted_sum.h"
+#include "kernels/dtype.h"
 
 using namespace snapstream::kernels::cpu;
 
@@ -67,4 +68,21 @@ TEST_CASE("several heads' weighted sums equal one head's at a time", "[weighted_
       CHECK(together[static_cast<size_t>(h * out_stride + d)] == alone[static_cast<size_t>(d)]);
     }
   }
+}
+
+TEST_CASE("weighted sums over f16 rows equal those over the rows widened to f32", "[weighted_sum]") {
+  const int64_t width = GENERATE(1, 8, 13, 32, 64, 72);
+  const int64_t heads = GENERATE(1, 2, 5);
+  const int64_t count = 29, stride = width + 2;
+  const auto values = random_values(static_cast<size_t>(count * stride), 5);
+  auto weights = random_values(static_cast<size_t>(heads * count), 6);
+  for (int64_t s = 0; s < count; s += 4)
+    for (int64_t h = 0; h < heads; ++h) weights[static_cast<size_t>(h * count + s)] = 0.0f;
+  std::vector<uint16_t> half(values.size());
+  std::vector<float> widened(values.size());
+  for (size_t i = 0; i < values.size(); ++i) widened[i] = snapstream::kernels::f16_to_f32(half[i] = snapstream::kernels::f32_to_f16(values[i]));
+  std::vector<float> from_half(static_cast<size_t>(heads * width)), from_widened(from_half.size());
+  weighted_row_sums(weights.data(), count, heads, half.data(), count, stride, width, from_half.data(), width);
+  weighted_row_sums(weights.data(), count, heads, widened.data(), count, stride, width, from_widened.data(), width);
+  CHECK(from_half == from_widened);
 }
