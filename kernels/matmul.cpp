@@ -150,8 +150,14 @@ void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView&
         return;
       }
       if (cpu::has_fused_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols)) {
+        // f16 and bf16 rows: each chunk widens once for up to four activation rows.
         for (int64_t r = begin; r < end; ++r)
-          for (int64_t i = 0; i < m; ++i) y[i * w.rows + r] = cpu::dot_row(w.dtype, w.row(r), x + i * w.cols, w.cols);
+          for (int64_t i = 0; i < m; i += 4) {
+            const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
+                                  x + std::min(i + 3, m - 1) * w.cols};
+            cpu::dot_16bit_tile(w.dtype, reinterpret_cast<const uint16_t*>(w.row(r)), xs,
+                                static_cast<int>(std::min<int64_t>(4, m - i)), w.cols, y + i * w.rows + r, w.rows);
+          }
         return;
       }
       // Other block types and slices that cut blocks: each weight row is decoded once into a

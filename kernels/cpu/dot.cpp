@@ -150,22 +150,35 @@ void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n,
 void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out) { rows8(rows, stride, x, n, out); }
 
 namespace {
-// The f16 and bf16 loops differ only in how 8 stored values widen to f32.
-template <typename WidenSimd, typename WidenScalar>
-float dot_16bit(const uint16_t* w, const float* x, int64_t n, [[maybe_unused]] WidenSimd widen_simd, WidenScalar widen) {
+// The f16 and bf16 loops differ only in how 8 stored values widen to f32. M activation vectors
+// share each widened chunk of the row; every one is summed as the single-vector loop sums it.
+template <int M, typename WidenSimd, typename WidenScalar>
+void dot_16bit(const uint16_t* w, const float* const* x, int64_t n, float* out, int64_t out_stride,
+               [[maybe_unused]] WidenSimd widen_simd, WidenScalar widen) {
   int64_t i = 0;
-  float sum = 0.0f;
+  float sums[M] = {};
 #ifdef SNAPSTREAM_AVX2
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  __m256 a0[M], a1[M];
+  for (int j = 0; j < M; ++j) a0[j] = a1[j] = _mm256_setzero_ps();
   for (; i + 16 <= n; i += 16) {
-    a0 = _mm256_fmadd_ps(widen_simd(w + i), _mm256_loadu_ps(x + i), a0);
-    a1 = _mm256_fmadd_ps(widen_simd(w + i + 8), _mm256_loadu_ps(x + i + 8), a1);
+    const __m256 w0 = widen_simd(w + i), w1 = widen_simd(w + i + 8);
+    for (int j = 0; j < M; ++j) {
+      a0[j] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x[j] + i), a0[j]);
+      a1[j] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x[j] + i + 8), a1[j]);
+    }
   }
-  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(widen_simd(w + i), _mm256_loadu_ps(x + i), a0);
-  sum = horizontal_sum(_mm256_add_ps(a0, a1));
+  if (i + 8 <= n) {
+    const __m256 w0 = widen_simd(w + i);
+    for (int j = 0; j < M; ++j) a0[j] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x[j] + i), a0[j]);
+    i += 8;
+  }
+  for (int j = 0; j < M; ++j) sums[j] = horizontal_sum(_mm256_add_ps(a0[j], a1[j]));
 #endif
-  for (; i < n; ++i) sum += widen(w[i]) * x[i];
-  return sum;
+  for (int j = 0; j < M; ++j) {
+    float sum = sums[j];
+    for (int64_t k = i; k < n; ++k) sum += widen(w[k]) * x[j][k];
+    out[j * out_stride] = sum;
+  }
 }
 
 #ifdef SNAPSTREAM_AVX2
@@ -175,11 +188,36 @@ constexpr auto kWidenBF16 = load_bf16x8;
 constexpr auto kWidenF16 = nullptr;
 constexpr auto kWidenBF16 = nullptr;
 #endif
+
+template <int M>
+void row_tile_16bit(DType dtype, const uint16_t* w, const float* const* x, int64_t n, float* out, int64_t out_stride) {
+  if (dtype == DType::F16)
+    dot_16bit<M>(w, x, n, out, out_stride, kWidenF16, f16_to_f32);
+  else
+    dot_16bit<M>(w, x, n, out, out_stride, kWidenBF16, bf16_to_f32);
+}
 }  // namespace
 
-float dot_f16(const uint16_t* w, const float* x, int64_t n) { return dot_16bit(w, x, n, kWidenF16, f16_to_f32); }
+float dot_f16(const uint16_t* w, const float* x, int64_t n) {
+  float out;
+  dot_16bit<1>(w, &x, n, &out, 1, kWidenF16, f16_to_f32);
+  return out;
+}
 
-float dot_bf16(const uint16_t* w, const float* x, int64_t n) { return dot_16bit(w, x, n, kWidenBF16, bf16_to_f32); }
+float dot_bf16(const uint16_t* w, const float* x, int64_t n) {
+  float out;
+  dot_16bit<1>(w, &x, n, &out, 1, kWidenBF16, bf16_to_f32);
+  return out;
+}
+
+void dot_16bit_tile(DType dtype, const uint16_t* w, const float* const* x, int m, int64_t n, float* out, int64_t out_stride) {
+  switch (m) {
+    case 1: return row_tile_16bit<1>(dtype, w, x, n, out, out_stride);
+    case 2: return row_tile_16bit<2>(dtype, w, x, n, out, out_stride);
+    case 3: return row_tile_16bit<3>(dtype, w, x, n, out, out_stride);
+    default: return row_tile_16bit<4>(dtype, w, x, n, out, out_stride);
+  }
+}
 
 bool has_fused_dot(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;

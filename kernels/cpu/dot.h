@@ -15,6 +15,9 @@ namespace snapstream::kernels::cpu {
 float dot_f32(const float* w, const float* x, int64_t n);
 float dot_f16(const uint16_t* w, const float* x, int64_t n);
 float dot_bf16(const uint16_t* w, const float* x, int64_t n);
+// One f16 or bf16 row (`dtype`) against up to 4 activation rows: out[j * out_stride] =
+// dot_f16/dot_bf16(w, x[j], n), bit for bit, each chunk of the row widened once for all of them.
+void dot_16bit_tile(DType dtype, const uint16_t* w, const float* const* x, int m, int64_t n, float* out, int64_t out_stride);
 
 // Whether dot_row reads this dtype directly (f32, f16, bf16); block-quantised rows go through
 // the integer dot products or are decoded a row at a time first (see matmul).

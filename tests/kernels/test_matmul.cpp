@@ -2,6 +2,7 @@
 // the decode (one row), small-batch and GEMM (many rows) paths.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -139,6 +140,21 @@ TEST_CASE("a dot-product tile equals single dot products bit for bit", "[matmul]
   cpu::dot_f32_tile(w.data(), n, rows, x, m, n, out, 4, nullptr);
   for (int j = 0; j < m; ++j)
     for (int r = 0; r < rows; ++r) CHECK(out[j * 4 + r] == cpu::dot_f32(w.data() + r * n, x[j], n));
+}
+
+TEST_CASE("an f16 or bf16 row against several vectors equals single dot products bit for bit", "[matmul]") {
+  const DType dtype = GENERATE(DType::F16, DType::BF16);
+  const int64_t n = GENERATE(1, 8, 13, 16, 24, 67, 768);
+  const int m = GENERATE(1, 2, 3, 4);
+  std::vector<uint16_t> row(static_cast<size_t>(n));
+  const auto values = random_values(row.size(), 11);
+  for (size_t i = 0; i < row.size(); ++i) row[i] = dtype == DType::F16 ? f32_to_f16(values[i]) : static_cast<uint16_t>(std::bit_cast<uint32_t>(values[i]) >> 16);
+  const auto xs = random_values(static_cast<size_t>(4 * n), 12);
+  const float* x[4] = {xs.data(), xs.data() + n, xs.data() + 2 * n, xs.data() + 3 * n};
+  float out[8];
+  cpu::dot_16bit_tile(dtype, row.data(), x, m, n, out, 2);
+  for (int j = 0; j < m; ++j)
+    CHECK(out[2 * j] == (dtype == DType::F16 ? cpu::dot_f16(row.data(), x[j], n) : cpu::dot_bf16(row.data(), x[j], n)));
 }
 
 TEST_CASE("eight rows against one vector equal single dot products bit for bit", "[matmul]") {
