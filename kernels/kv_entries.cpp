@@ -11,6 +11,7 @@ namespace snapstream::kernels {
 bool is_kv_dtype(DType dtype) { return dtype == DType::F32 || dtype == DType::F16; }
 
 void load_row(const std::byte* row, DType dtype, int64_t head_dim, float* out) {
+  require(is_kv_dtype(dtype), "load_row", "a cache stores F32 or F16");
   if (dtype == DType::F32) {
     std::memcpy(out, row, static_cast<size_t>(head_dim) * sizeof(float));
     return;
@@ -23,6 +24,7 @@ void load_row(const std::byte* row, DType dtype, int64_t head_dim, float* out) {
 }
 
 void store_row(const float* values, DType dtype, int64_t head_dim, std::byte* row) {
+  require(is_kv_dtype(dtype), "store_row", "a cache stores F32 or F16");
   if (dtype == DType::F32) {
     std::memcpy(row, values, static_cast<size_t>(head_dim) * sizeof(float));
     return;

@@ -5,16 +5,12 @@
 
 namespace snapstream::kernels::cpu {
 
-// out[d] = sum over s < count of weights[s] * rows[s * stride + d], for d < width, summed in
-// order of s. Rows whose weight is exactly zero are skipped, so a masked-out row may hold
-// anything, even NaN.
-void weighted_row_sum(const float* weights, const float* rows, int64_t count, int64_t stride, int64_t width, float* out);
-
-// Several heads' weighted sums of the same rows (query heads sharing a KV head): for h < heads,
-// out[h * out_stride + d] equals weighted_row_sum of weights + h * weights_stride (equal as
-// floats; a zero can differ in sign). The heads are summed side by side, so each row is read
-// once for all of them and short rows still keep several independent chains in flight. A row
-// is skipped when every head's weight for it is zero; a row any head weighs must be finite.
+// For h < heads: out[h * out_stride + d] = the sum over s < count of w_h[s] * rows[s * stride + d],
+// for d < width, with w_h = weights + h * weights_stride, summed in order of s. A row is skipped
+// when every head's weight for it is exactly zero, so a masked-out row may hold anything, even
+// NaN; a row any head weighs must be finite. The heads are summed side by side, so each row is
+// read once for all of them (query heads sharing a KV head) and short rows still keep several
+// independent chains in flight; a head's sums do not depend on the others.
 void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
                        int64_t stride, int64_t width, float* out, int64_t out_stride);
 // The same over rows of f16 values (`stride` values apart), widened as they are read.

@@ -1,5 +1,6 @@
-// The value side of attention: weighted_row_sum against a double-precision reference, and the
-// several-heads variant against it head by head, including rows no head weighs that hold NaN.
+// The value side of attention: weighted_row_sums against a double-precision reference, several
+// heads at once against one at a time (rows no head weighs hold NaN), and f16 rows against the
+// same rows widened.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -33,7 +34,7 @@ TEST_CASE("a weighted row sum matches a double-precision reference and skips zer
     rows[static_cast<size_t>(s * stride)] = std::numeric_limits<float>::quiet_NaN();  // never read
   }
   std::vector<float> out(static_cast<size_t>(width));
-  weighted_row_sum(weights.data(), rows.data(), count, stride, width, out.data());
+  weighted_row_sums(weights.data(), count, 1, rows.data(), count, stride, width, out.data(), width);
   for (int64_t d = 0; d < width; ++d) {
     double exact = 0.0, magnitude = 0.0;
     for (int64_t s = 0; s < count; ++s) {
@@ -62,7 +63,8 @@ TEST_CASE("several heads' weighted sums equal one head's at a time", "[weighted_
   std::vector<float> together(static_cast<size_t>(heads * out_stride), -1.0f), alone(static_cast<size_t>(width));
   weighted_row_sums(weights.data(), weights_stride, heads, rows.data(), count, stride, width, together.data(), out_stride);
   for (int64_t h = 0; h < heads; ++h) {
-    weighted_row_sum(weights.data() + h * weights_stride, rows.data(), count, stride, width, alone.data());
+    weighted_row_sums(weights.data() + h * weights_stride, weights_stride, 1, rows.data(), count, stride, width, alone.data(),
+                      width);
     for (int64_t d = 0; d < width; ++d) {
       INFO("head " << h << " column " << d);
       CHECK(together[static_cast<size_t>(h * out_stride + d)] == alone[static_cast<size_t>(d)]);
