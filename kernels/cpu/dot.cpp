@@ -2,11 +2,7 @@
 // Several independent accumulators hide FMA latency so the loops run at memory speed.
 #include "kernels/cpu/dot.h"
 
-
-#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#define SNAPSTREAM_AVX2 1
-#include <immintrin.h>
-#endif
+#include "kernels/cpu/widen.h"
 
 namespace snapstream::kernels::cpu {
 
@@ -24,9 +20,6 @@ inline float horizontal_sum(__m256 v) {
 // for 16 FMAs and runs at half speed; an empty asm makes the loaded value a register the FMAs
 // share. It changes no arithmetic.
 inline void keep_in_register(__m256& v) { asm("" : "+v"(v)); }
-inline __m256 load_f16x8(const uint16_t* p) {
-  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-}
 inline __m256 load_bf16x8(const uint16_t* p) {
   const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
@@ -102,13 +95,6 @@ void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* 
 }
 
 namespace {
-#ifdef SNAPSTREAM_AVX2
-inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-inline __m256 load8(const uint16_t* p) { return load_f16x8(p); }
-#endif
-inline float widen(float v) { return v; }
-inline float widen(uint16_t bits) { return f16_to_f32(bits); }
-
 // Eight rows of f32 or f16 values against one f32 vector, as dot_f32 sums each.
 template <typename T>
 void rows8(const T* rows, int64_t stride, const float* x, int64_t n, float* out) {
@@ -154,7 +140,7 @@ namespace {
 // share each widened chunk of the row; every one is summed as the single-vector loop sums it.
 template <int M, typename WidenSimd, typename WidenScalar>
 void dot_16bit(const uint16_t* w, const float* const* x, int64_t n, float* out, int64_t out_stride,
-               [[maybe_unused]] WidenSimd widen_simd, WidenScalar widen) {
+               [[maybe_unused]] WidenSimd widen_simd, WidenScalar widen_scalar) {
   int64_t i = 0;
   float sums[M] = {};
 #ifdef SNAPSTREAM_AVX2
@@ -176,13 +162,13 @@ void dot_16bit(const uint16_t* w, const float* const* x, int64_t n, float* out, 
 #endif
   for (int j = 0; j < M; ++j) {
     float sum = sums[j];
-    for (int64_t k = i; k < n; ++k) sum += widen(w[k]) * x[j][k];
+    for (int64_t k = i; k < n; ++k) sum += widen_scalar(w[k]) * x[j][k];
     out[j * out_stride] = sum;
   }
 }
 
 #ifdef SNAPSTREAM_AVX2
-constexpr auto kWidenF16 = load_f16x8;
+constexpr __m256 (*kWidenF16)(const uint16_t*) = load8;
 constexpr auto kWidenBF16 = load_bf16x8;
 #else
 constexpr auto kWidenF16 = nullptr;

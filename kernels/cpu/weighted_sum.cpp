@@ -4,20 +4,12 @@
 
 #include <algorithm>
 
-#include "kernels/dtype.h"
-
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#endif
+#include "kernels/cpu/widen.h"
 
 namespace snapstream::kernels::cpu {
 namespace {
 
-#if defined(__AVX2__) && defined(__FMA__)
-inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-#ifdef __F16C__
-inline __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
-#endif
+#ifdef SNAPSTREAM_AVX2
 
 // Heads side by side: Heads x Chunks accumulators, a row skipped only when every head's weight
 // for it is zero.
@@ -75,17 +67,11 @@ constexpr HeadColumnPass<T> kHeadPasses[] = {nullptr,
 constexpr int64_t kMaxChunks = 8;
 #endif
 
-}  // namespace
-
-namespace {
-inline float widen(float v) { return v; }
-inline float widen(uint16_t bits) { return f16_to_f32(bits); }
-
 template <typename T>
 void head_sums(const float* weights, int64_t weights_stride, int64_t heads, const T* rows, int64_t count, int64_t stride,
                int64_t width, float* out, int64_t out_stride) {
   int64_t d = 0;
-#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#ifdef SNAPSTREAM_AVX2
   for (; d + 8 <= width;) {
     const int64_t chunks = std::min<int64_t>(kMaxChunks, (width - d) / 8);
     const int64_t per_pass = kMaxAccumulators / chunks;

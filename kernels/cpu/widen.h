@@ -1,0 +1,24 @@
+// Stored f32 and f16 values as f32, eight lanes at a time (AVX2+FMA+F16C builds) or one at a
+// time: the loads the dot and weighted-sum kernels share, so both read a row type the same way.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/dtype.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define SNAPSTREAM_AVX2 1
+#include <immintrin.h>
+#endif
+
+namespace snapstream::kernels::cpu {
+
+inline float widen(float value) { return value; }
+inline float widen(uint16_t f16_bits) { return f16_to_f32(f16_bits); }
+
+#ifdef SNAPSTREAM_AVX2
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256 load8(const uint16_t* f16) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(f16))); }
+#endif
+
+}  // namespace snapstream::kernels::cpu
