@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "kernels/dequantize.h"
+#include "kernels/cpu/widen.h"
 #include "kernels/quant_blocks.h"
 
 namespace snapstream::kernels {
@@ -15,16 +16,14 @@ constexpr int64_t kLargestBlock = 256;
 void dequantize_row(DType dtype, const std::byte* row, int64_t cols, float* out) {
   switch (dtype) {
     case DType::F32: std::memcpy(out, row, static_cast<size_t>(cols) * sizeof(float)); return;
-    case DType::F16:
-    case DType::BF16: {
-      const bool is_f16 = dtype == DType::F16;
+    case DType::F16: cpu::widen_f16_row(row, cols, out); return;
+    case DType::BF16:
       for (int64_t i = 0; i < cols; ++i) {
         uint16_t bits;
         std::memcpy(&bits, row + 2 * i, 2);
-        out[i] = is_f16 ? f16_to_f32(bits) : bf16_to_f32(bits);
+        out[i] = bf16_to_f32(bits);
       }
       return;
-    }
     default: {
       const BlockLayout block = block_layout(dtype);
       for (int64_t b = 0; b < cols / block.elements; ++b)

@@ -2,7 +2,9 @@
 // time: the loads the dot and weighted-sum kernels share, so both read a row type the same way.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/dtype.h"
 
@@ -20,5 +22,18 @@ inline float widen(uint16_t f16_bits) { return f16_to_f32(f16_bits); }
 inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
 inline __m256 load8(const uint16_t* f16) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(f16))); }
 #endif
+
+// n stored f16 values (read bytewise: a row need not be aligned) as f32.
+inline void widen_f16_row(const std::byte* f16, int64_t n, float* out) {
+  int64_t i = 0;
+#ifdef SNAPSTREAM_AVX2
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(f16 + 2 * i))));
+#endif
+  for (; i < n; ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, f16 + 2 * i, 2);
+    out[i] = f16_to_f32(bits);
+  }
+}
 
 }  // namespace snapstream::kernels::cpu

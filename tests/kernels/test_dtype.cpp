@@ -3,6 +3,10 @@
 #include <cmath>
 #include <limits>
 
+#include <cstring>
+#include <vector>
+
+#include "kernels/dequantize.h"
 #include "kernels/dtype.h"
 
 using namespace snapstream::kernels;
@@ -23,6 +27,27 @@ TEST_CASE("every finite f16 survives a round trip through f32", "[dtype]") {
     const auto h = static_cast<uint16_t>(bits);
     if ((h & 0x7C00) == 0x7C00) continue;  // inf/NaN
     REQUIRE(f32_to_f16(f16_to_f32(h)) == h);
+  }
+}
+
+TEST_CASE("an f16 row decodes every value as the scalar conversion does, tails included", "[dtype]") {
+  // All 65536 encodings (subnormals, infinities, NaNs), in a row whose length is no multiple of
+  // a vector, starting one byte into the buffer so the loads are unaligned.
+  const int64_t cols = 0x10000 + 5;
+  std::vector<std::byte> bytes(static_cast<size_t>(2 * cols + 1));
+  for (int64_t i = 0; i < cols; ++i) {
+    const auto bits = static_cast<uint16_t>(i & 0xFFFF);
+    std::memcpy(bytes.data() + 1 + 2 * i, &bits, 2);
+  }
+  std::vector<float> out(static_cast<size_t>(cols));
+  dequantize_row(DType::F16, bytes.data() + 1, cols, out.data());
+  for (int64_t i = 0; i < cols; ++i) {
+    const float expected = f16_to_f32(static_cast<uint16_t>(i & 0xFFFF));
+    if (std::isnan(expected)) {
+      REQUIRE(std::isnan(out[static_cast<size_t>(i)]));
+    } else {
+      REQUIRE(std::memcmp(&out[static_cast<size_t>(i)], &expected, sizeof(float)) == 0);
+    }
   }
 }
 
