@@ -19,9 +19,9 @@ constexpr int64_t kBandRows = 64;
 constexpr int64_t kGemmMinRows = 4;
 // Rows this short (f32 values) are summed eight at a time when few activation rows meet them.
 constexpr int64_t kShortRow = 256;
-// Activation rows a thread takes through its weight rows at a time, so their quantised bytes
-// stay in L1 while the weights stream past (prefill: 512 rows would not fit).
-constexpr int64_t kIntegerChunkRows = 16;
+// Bytes of quantised activations a thread takes through its weight rows at a time, so they stay
+// in L1 while the weights stream past (prefill: 512 rows would not fit).
+constexpr int64_t kIntegerChunkBytes = 8 * 1024;
 // Quantising an activation value costs about as much as this many multiply-adds.
 constexpr int64_t kQuantiseCostPerValue = 16;
 // Block-quantised rows of whole blocks: each activation row is quantised once to its 8-bit grid,
@@ -50,6 +50,8 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
     }
   }, kQuantiseCostPerValue * first.cols);
   const cpu::QuantisedRowView* row_views = view_storage;
+  const int64_t chunk_rows =
+      std::max<int64_t>(cpu::kIntegerTileRows, kIntegerChunkBytes / first.cols / cpu::kIntegerTileRows * cpu::kIntegerTileRows);
   int64_t total_rows = 0;
   for (const WeightView& w : ws) total_rows += w.rows;
   pool.parallel_for(total_rows, [&](int64_t begin, int64_t end) {
@@ -63,8 +65,8 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
       const cpu::IntegerRowDots dots = cpu::integer_row_dots(cpu::integer_dot_kernels(), w.dtype);
       const int64_t blocks = w.cols / block_layout(w.dtype).elements;
       float* y = ys[k];
-      for (int64_t chunk = 0; chunk < m; chunk += kIntegerChunkRows) {
-        const int64_t last = std::min(m, chunk + kIntegerChunkRows);
+      for (int64_t chunk = 0; chunk < m; chunk += chunk_rows) {
+        const int64_t last = std::min(m, chunk + chunk_rows);
         for (int64_t r = row_begin; r < row_end; ++r)
           for (int64_t i = chunk; i < last; i += cpu::kIntegerTileRows) {
             const int tile = static_cast<int>(std::min<int64_t>(cpu::kIntegerTileRows, last - i));
