@@ -1,6 +1,8 @@
 // Command-line spelling of SnapStreamConfig; defaults are SNAPSTREAM.md's.
 #include "app/cache_options.h"
 
+#include "app/choice_option.h"
+
 #include <map>
 
 namespace snapstream::app {
@@ -15,17 +17,17 @@ void add_cache_options(CLI::App* command, runtime::SnapStreamConfig& config) {
   command->add_option("--pool-kernel", config.pool_kernel, "odd width of SnapKV's score pooling")->check(CLI::PositiveNumber);
   static const std::map<std::string, kernels::PoolKind> pools = {{"max", kernels::PoolKind::Max}, {"avg", kernels::PoolKind::Avg}};
   command->add_option("--pool", config.pool, "score pooling: max or avg")
-      ->transform(CLI::CheckedTransformer(pools))
+      ->transform(one_of(pools))
       ->option_text("max|avg");
   static const std::map<std::string, runtime::PositionMode> modes = {{"original", runtime::PositionMode::Original},
                                                             {"reindexed", runtime::PositionMode::Reindexed}};
   command->add_option("--positions", config.positions, "RoPE positions of cached keys: original or reindexed")
-      ->transform(CLI::CheckedTransformer(modes))
+      ->transform(one_of(modes))
       ->option_text("original|reindexed");
   command->add_flag("--full-cache", config.full_cache, "keep every position (no compression): the baseline");
   static const std::map<std::string, kernels::DType> kv_dtypes = {{"f32", kernels::DType::F32}, {"f16", kernels::DType::F16}};
   command->add_option("--kv-dtype", config.kv_dtype, "how cached keys and values are stored: f32, or f16 at half the memory")
-      ->transform(CLI::CheckedTransformer(kv_dtypes))
+      ->transform(one_of(kv_dtypes))
       ->option_text("f32|f16");
 }
 

@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes the arguments last first
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end here with 0; every refused argument is bad input.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return snapstream::app::is_input_error(e) ? 2 : 1;

@@ -178,6 +178,23 @@ TEST_CASE("a tensor-parallel plan the shape cannot take exits 2 before any outpu
   CHECK(deepseek.err.find("not a Llama-family shape") != std::string::npos);
 }
 
+TEST_CASE("a refused argument names what is accepted and exits 2", "[e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = " --model " + shell_quote((*models / "stories260K.gguf").string());
+  const std::pair<std::string, std::string> cases[] = {{"--kv-dtype f8", "'f8' is not one of f16|f32"},
+                                                      {"--pool median", "'median' is not one of avg|max"},
+                                                      {"--positions shifted", "'shifted' is not one of original|reindexed"},
+                                                      {"--no-such-option", "no-such-option"}};
+  for (const auto& [argument, message] : cases) {
+    INFO(argument);
+    const auto result = test::run_command(binary() + " generate --prompt hi" + model + " " + argument);
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find(message) != std::string::npos);
+  }
+  CHECK(test::run_command(binary() + " generate --help").exit_code == 0);
+}
+
 TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
