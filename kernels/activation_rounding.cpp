@@ -64,9 +64,12 @@ void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, Quan
     row.biased.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
       row.biased[static_cast<size_t>(i)] = static_cast<uint8_t>(row.q[static_cast<size_t>(i)] + 128);
-    row.paired_scales.assign(static_cast<size_t>((blocks + 1) / 2 * 16), 0.0f);
-    for (int64_t b = 0; b < blocks; ++b)
-      std::fill_n(row.paired_scales.begin() + b * 8, 8, row.scales[static_cast<size_t>(b)]);
+    row.bias_offsets.resize(static_cast<size_t>(blocks));
+    for (int64_t b = 0; b < blocks; ++b) {
+      int32_t sum = 0;
+      for (int64_t i = 0; i < 32; ++i) sum += row.q[static_cast<size_t>(32 * b + i)];
+      row.bias_offsets[static_cast<size_t>(b)] = -128 * sum;
+    }
     return;
   }
   row.sums16.resize(static_cast<size_t>(n / 16));

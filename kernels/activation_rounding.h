@@ -30,15 +30,15 @@ void quantize_q8_0_block(const float* x, int64_t n, int8_t* q, float& scale);
 // An activation row on its grid as integers, for the integer dot products: value i is
 // scales[i / block] · q[i]. On the Q8_K grid, sums16[j] is the sum of q[16j .. 16j+15]; on the
 // Q8_0 grid (values in [-127, 127]) biased[i] is q[i] + 128, the unsigned operand VNNI takes,
-// and paired_scales holds, per pair of blocks, the first one's scale eight times and then the
-// second's (zeros for a missing second), as 512-bit kernels multiply them.
+// and bias_offsets[b] is -128 times the sum of block b's q: what kernels that add 128 to the
+// weights instead (to make them the unsigned operand) take back.
 struct QuantisedRow {
   int64_t block = 0;
   std::vector<int8_t> q;
   std::vector<float> scales;
   std::vector<int16_t> sums16;
   std::vector<uint8_t> biased;
-  std::vector<float> paired_scales;
+  std::vector<int32_t> bias_offsets;
 };
 // x has n values, whole blocks of activation_block(weight_dtype) (which must not be 0).
 void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, QuantisedRow& row);

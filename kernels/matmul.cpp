@@ -19,14 +19,12 @@ constexpr int64_t kBandRows = 64;
 constexpr int64_t kGemmMinRows = 4;
 // Rows this short (f32 values) are summed eight at a time when few activation rows meet them.
 constexpr int64_t kShortRow = 256;
-// Bytes of quantised activations a thread takes through its weight rows at a time, so they stay
-// in L1 while the weights stream past (prefill: 512 rows would not fit).
-constexpr int64_t kIntegerChunkBytes = 8 * 1024;
 // Quantising an activation value costs about as much as this many multiply-adds.
 constexpr int64_t kQuantiseCostPerValue = 16;
 // Block-quantised rows of whole blocks: each activation row is quantised once to its 8-bit grid,
-// then every weight row meets all of them in tiles, so a weight block is read and unpacked once
-// per tile and the result of a row never depends on the batch it came in. Several matrices on
+// then each thread's band of weight rows meets all of them (cpu/integer_dots.h), so a weight
+// block is read and unpacked once for many activation rows, and the result of a row never
+// depends on the batch it came in. Several matrices on
 // the same grid share the quantised rows and one split of their rows over the threads.
 bool integer_ready(const WeightView& w) {
   return cpu::has_integer_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols);
@@ -46,12 +44,10 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
     for (int64_t i = begin; i < end; ++i) {
       QuantisedRow& row = row_storage[i];
       quantise_activation_row(first.dtype, x + i * first.cols, first.cols, row);
-      view_storage[i] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.paired_scales.data()};
+      view_storage[i] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.bias_offsets.data()};
     }
   }, kQuantiseCostPerValue * first.cols);
   const cpu::QuantisedRowView* row_views = view_storage;
-  const int64_t chunk_rows =
-      std::max<int64_t>(cpu::kIntegerTileRows, kIntegerChunkBytes / first.cols / cpu::kIntegerTileRows * cpu::kIntegerTileRows);
   int64_t total_rows = 0;
   for (const WeightView& w : ws) total_rows += w.rows;
   pool.parallel_for(total_rows, [&](int64_t begin, int64_t end) {
@@ -62,17 +58,9 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
       const int64_t row_begin = std::max<int64_t>(begin - matrix_first, 0);
       const int64_t row_end = std::min<int64_t>(end - matrix_first, w.rows);
       if (row_begin >= row_end) continue;
-      const cpu::IntegerRowDots dots = cpu::integer_row_dots(cpu::integer_dot_kernels(), w.dtype);
-      const int64_t blocks = w.cols / block_layout(w.dtype).elements;
-      float* y = ys[k];
-      for (int64_t chunk = 0; chunk < m; chunk += chunk_rows) {
-        const int64_t last = std::min(m, chunk + chunk_rows);
-        for (int64_t r = row_begin; r < row_end; ++r)
-          for (int64_t i = chunk; i < last; i += cpu::kIntegerTileRows) {
-            const int tile = static_cast<int>(std::min<int64_t>(cpu::kIntegerTileRows, last - i));
-            dots(w.row(r), blocks, row_views + i, tile, y + i * w.rows + r, w.rows);
-          }
-      }
+      const cpu::IntegerBandDots dots = cpu::integer_band_dots(cpu::integer_dot_kernels(), w.dtype);
+      dots(w.row(row_begin), w.row_stride(), row_end - row_begin, w.cols / block_layout(w.dtype).elements, row_views, m,
+           ys[k] + row_begin, w.rows);
     }
   }, m * first.cols);
 }

@@ -5,14 +5,22 @@
 // linker can never hand the portable variant an AVX-encoded copy.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/cpu/integer_dots.h"
 #include "kernels/dtype.h"
 
 namespace snapstream::kernels::cpu::integer_blocks {
+
+// Activation rows one per-row tile keeps accumulators for.
+inline constexpr int kTileRows = 8;
+// Quantised activation bytes a band takes through its weight rows at a time, so they stay in L1
+// while the weights stream past (prefill's 512 rows would not fit).
+inline constexpr int64_t kChunkBytes = 8 * 1024;
 
 // Bytes per block and field offsets (layouts in kernels/quant_blocks.h).
 inline constexpr int64_t kQ8_0Bytes = 34, kQ4_0Bytes = 18, kQ5_0Bytes = 22;
@@ -43,11 +51,26 @@ static inline float k_block_share(float d, float dmin, float a, int32_t scaled, 
   return d * a * static_cast<float>(scaled) - dmin * a * static_cast<float>(mins);
 }
 
-// Eight float lanes summed in the order of the 256-bit horizontal sum: halves, pairs, then one.
-static inline float sum_lanes(const float lanes[8]) {
-  const float quad[4] = {lanes[0] + lanes[4], lanes[1] + lanes[5], lanes[2] + lanes[6], lanes[3] + lanes[7]};
-  const float pair0 = quad[0] + quad[2], pair1 = quad[1] + quad[3];
-  return pair0 + pair1;
+// A Q8_0/Q4_0/Q5_0 block's step: the running total plus the block's integer sum times the two
+// block scales (ggml's reference order: the scales multiply first).
+static inline float q8_block_step(float total, float d, float a, int32_t sum) {
+  return total + static_cast<float>(sum) * (d * a);
+}
+
+// A band one weight row at a time: each row meets the activation rows in tiles of up to
+// kTileRows, chunk by chunk. RowTile(w_row, blocks, x, m, out, out_stride) writes
+// out[j * out_stride] for j < m.
+template <typename RowTile>
+static inline void band_by_rows(RowTile tile, const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks,
+                                int64_t block_values, const QuantisedRowView* x, int64_t m, float* y, int64_t y_stride) {
+  const int64_t chunk = std::max<int64_t>(kTileRows, kChunkBytes / (blocks * block_values) / kTileRows * kTileRows);
+  for (int64_t first = 0; first < m; first += chunk) {
+    const int64_t last = std::min(m, first + chunk);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t i = first; i < last; i += kTileRows)
+        tile(w + r * row_stride, blocks, x + i, static_cast<int>(std::min<int64_t>(kTileRows, last - i)),
+             y + i * y_stride + r, y_stride);
+  }
 }
 
 }  // namespace snapstream::kernels::cpu::integer_blocks

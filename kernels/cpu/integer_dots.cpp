@@ -35,7 +35,7 @@ bool has_integer_dot(DType dtype) {
   return false;
 }
 
-IntegerRowDots integer_row_dots(const IntegerDotKernels& kernels, DType dtype) {
+IntegerBandDots integer_band_dots(const IntegerDotKernels& kernels, DType dtype) {
   switch (dtype) {
     case DType::Q8_0: return kernels.q8_0;
     case DType::Q4_0: return kernels.q4_0;

@@ -1,8 +1,8 @@
 // Integer dot products of block-quantised weight rows with activation rows quantised to 8 bits
-// (Q8_0 grid for Q8_0/Q4_0/Q5_0 weights, Q8_K for the K-quants), several activation rows per
-// weight row so a weight block is read and unpacked once for all of them. One portable
+// (Q8_0 grid for Q8_0/Q4_0/Q5_0 weights, Q8_K for the K-quants), a band of weight rows against
+// several activation rows so a weight block is read and unpacked once for all of them. One portable
 // implementation and x86 ones, chosen at run time from what the CPU has; every variant gives
-// the same bits, so the choice, the batch and the tile never change a result.
+// the same bits, so the choice, the batch and the band never change a result.
 #pragma once
 
 #include <cstddef>
@@ -17,27 +17,26 @@ namespace snapstream::kernels::cpu {
 struct QuantisedRowView {
   const int8_t* q;
   const float* scales;
-  const int16_t* sums16;  // Q8_K grid only
-  const uint8_t* biased;  // Q8_0 grid only: q + 128
-  const float* paired_scales;  // Q8_0 grid only: see QuantisedRow
+  const int16_t* sums16;        // Q8_K grid only
+  const uint8_t* biased;        // Q8_0 grid only: q + 128
+  const int32_t* bias_offsets;  // Q8_0 grid only: -128 times each block's sum of q
 };
 
-// Activation rows one call takes at most.
-inline constexpr int kIntegerTileRows = 8;
-
-// out[j * out_stride] = w · x[j] for j < m <= kIntegerTileRows; w holds `blocks` whole blocks.
-using IntegerRowDots = void (*)(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out,
-                                int64_t out_stride);
+// y[i * y_stride + r] = (weight row r) · x[i] for r < rows and i < m. The weight rows lie
+// row_stride bytes apart and hold `blocks` whole blocks each. A result depends only on its weight
+// row and activation row, never on the other rows of the call.
+using IntegerBandDots = void (*)(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks,
+                                 const QuantisedRowView* x, int64_t m, float* y, int64_t y_stride);
 
 struct IntegerDotKernels {
   const char* isa;
-  IntegerRowDots q8_0, q4_0, q5_0, q4_k, q5_k, q6_k;
+  IntegerBandDots q8_0, q4_0, q5_0, q4_k, q5_k, q6_k;
 };
 
-// Whether integer_row_dots has a kernel for this weight dtype.
+// Whether integer_band_dots has a kernel for this weight dtype.
 bool has_integer_dot(DType dtype);
 // The kernel for `dtype` from `kernels`.
-IntegerRowDots integer_row_dots(const IntegerDotKernels& kernels, DType dtype);
+IntegerBandDots integer_band_dots(const IntegerDotKernels& kernels, DType dtype);
 
 // The fastest variant this CPU runs (chosen once), and every variant it runs, portable first.
 const IntegerDotKernels& integer_dot_kernels();

@@ -1,6 +1,6 @@
 // The portable integer dot products: plain loops that define the results every SIMD variant
 // reproduces bit for bit (the integer sums are exact; the float steps are the same operations in
-// the same order, eight lanes for the 32-value blocks as a 256-bit register holds them).
+// the same order: one per block for the 32-value blocks, whatever register holds the sums).
 #include <algorithm>
 #include <cmath>
 
@@ -33,14 +33,11 @@ void signed_q5_0(const std::byte* block, int8_t w[32]) {
   }
 }
 
-// Lane l of a block holds the integer sum of values 4l..4l+3, scaled by the two block scales
-// and added into the row's lane with one fused multiply-add.
+// Each block's integer sum, times the two block scales, added to the row's total block by block.
 template <void (*Signed)(const std::byte*, int8_t*), int64_t BlockBytes>
 void q8_family_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out,
                     int64_t out_stride) {
-  // Even and odd blocks keep separate lanes (as the SIMD variants do, to halve a row's chain of
-  // dependent adds), added lane by lane at the end.
-  float lanes[2][kIntegerTileRows][8] = {};
+  float totals[kTileRows] = {};
   int8_t weights[32];
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
@@ -48,20 +45,12 @@ void q8_family_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* 
     const float d = stored_f16(block);
     for (int j = 0; j < m; ++j) {
       const int8_t* a = x[j].q + 32 * b;
-      const float scale = d * x[j].scales[b];
-      for (int l = 0; l < 8; ++l) {
-        int32_t sum = 0;
-        for (int k = 4 * l; k < 4 * l + 4; ++k) sum += weights[k] * a[k];
-        float& into = lanes[b % 2][j][l];
-        into = std::fma(scale, static_cast<float>(sum), into);
-      }
+      int32_t sum = 0;
+      for (int k = 0; k < 32; ++k) sum += weights[k] * a[k];
+      totals[j] = q8_block_step(totals[j], d, x[j].scales[b], sum);
     }
   }
-  for (int j = 0; j < m; ++j) {
-    float both[8];
-    for (int l = 0; l < 8; ++l) both[l] = lanes[0][j][l] + lanes[1][j][l];
-    out[j * out_stride] = sum_lanes(both);
-  }
+  for (int j = 0; j < m; ++j) out[j * out_stride] = totals[j];
 }
 
 // Σ_j min_j · (sum of the activations of sub-block j), sub-blocks of 32 from sums of 16.
@@ -95,7 +84,7 @@ template <bool FifthBit>
 void q45_k_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out,
                 int64_t out_stride) {
   const int64_t block_bytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
-  float totals[kIntegerTileRows] = {};
+  float totals[kTileRows] = {};
   uint8_t values[256];
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * block_bytes;
@@ -124,7 +113,7 @@ void q45_k_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* x, i
 // Q6_K: 6-bit values stored with +32, sixteen sub-blocks of 16 with int8 scales. Value
 // 128h + 32p + l takes a nibble of ql (low for parts 0-1, high for 2-3) and two bits of qh.
 void q6_k_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out, int64_t out_stride) {
-  float totals[kIntegerTileRows] = {};
+  float totals[kTileRows] = {};
   uint8_t values[256];
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * kQ6_KBytes;
@@ -148,16 +137,23 @@ void q6_k_dots(const std::byte* w, int64_t blocks, const QuantisedRowView* x, in
   for (int j = 0; j < m; ++j) out[j * out_stride] = totals[j];
 }
 
+// Each row tile as a band kernel.
+template <auto RowTile, int64_t BlockValues>
+void band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x, int64_t m,
+          float* y, int64_t y_stride) {
+  band_by_rows(RowTile, w, row_stride, rows, blocks, BlockValues, x, m, y, y_stride);
+}
+
 }  // namespace
 
 const IntegerDotKernels kPortableIntegerDots = {
     "portable",
-    q8_family_dots<signed_q8_0, kQ8_0Bytes>,
-    q8_family_dots<signed_q4_0, kQ4_0Bytes>,
-    q8_family_dots<signed_q5_0, kQ5_0Bytes>,
-    q45_k_dots<false>,
-    q45_k_dots<true>,
-    q6_k_dots,
+    band<q8_family_dots<signed_q8_0, kQ8_0Bytes>, 32>,
+    band<q8_family_dots<signed_q4_0, kQ4_0Bytes>, 32>,
+    band<q8_family_dots<signed_q5_0, kQ5_0Bytes>, 32>,
+    band<q45_k_dots<false>, 256>,
+    band<q45_k_dots<true>, 256>,
+    band<q6_k_dots, 256>,
 };
 
 }  // namespace snapstream::kernels::cpu

@@ -1,9 +1,15 @@
 // The x86 integer dot products, compiled three times: for AVX2 (maddubs/madd); with
 // SNAPSTREAM_AVX_VNNI and -mavxvnni for AVX-VNNI (dpbusd/dpwssd fuse the multiply, the pairwise
-// sums and the accumulation); with SNAPSTREAM_AVX512_VNNI and the AVX-512 flags for AVX-512 VNNI,
-// which also takes two Q8_0-grid blocks per 512-bit register. All give the portable variant's
-// bits: integer lane sums are exact and the float steps are the same operations in the same order.
+// sums and the accumulation); with SNAPSTREAM_AVX512_VNNI and the AVX-512 flags for AVX-512 VNNI.
+// The 32-value block types take groups of weight rows together, so one float step serves a whole
+// group: side by side (eight or sixteen rows, their lane sums folded into one register) for few
+// activation rows, and on AVX-512 interleaved (one instruction takes four values of sixteen rows)
+// for many. All give the portable variant's bits: integer sums are exact and the float steps are
+// the same operations in the same order.
 #include <immintrin.h>
+
+#include <climits>
+#include <vector>
 
 #include "kernels/cpu/integer_dot_blocks.h"
 #include "kernels/cpu/integer_dots.h"
@@ -113,71 +119,221 @@ inline __m256i bias_start(__m256i weights) {
 }
 #endif
 
-// Block b's products added into `lanes`, one register of eight lanes per activation row.
+// A group of rows is read sixteen (or eight) streams at a time, more than the hardware
+// prefetcher follows; so while block b of a group is used, the b-th share of the next group's
+// bytes (group_bytes after it) is fetched in order.
+inline void prefetch_next_group(const std::byte* group, int64_t group_bytes, int64_t b, int64_t blocks) {
+  const std::byte* next = group + group_bytes;
+  for (int64_t at = b * group_bytes / blocks; at < (b + 1) * group_bytes / blocks; at += 64)
+    _mm_prefetch(reinterpret_cast<const char*>(next + at), _MM_HINT_T0);
+}
+
+// Each row's integer sum of a block, then ggml's float step, block by block (the float steps of
+// one row form a chain, so the tile's rows keep the core busy).
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
-inline void add_q8_family_block(const std::byte* w, int64_t b, const QuantisedRowView* x, __m256 (&lanes)[M]) {
-  const std::byte* block = w + b * BlockBytes;
-  const __m256i weights = Signed(block);
-  const __m256 d = _mm256_set1_ps(f16_at(block));
+void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
+  float totals[M] = {};
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * BlockBytes;
+    const __m256i weights = Signed(block);
+    const float d = f16_at(block);
 #ifdef SNAPSTREAM_VNNI
-  const __m256i start = bias_start(weights);
+    const __m256i start = bias_start(weights);
 #else
-  // maddubs saturates 16-bit pair sums, so the sign moves onto the activations instead: |w| is
-  // at most 128 and |x| at most 127, and a pair stays below 2^15.
-  const __m256i magnitudes = _mm256_sign_epi8(weights, weights);
+    // maddubs saturates 16-bit pair sums, so the sign moves onto the activations instead: |w| is
+    // at most 128 and |x| at most 127, and a pair stays below 2^15.
+    const __m256i magnitudes = _mm256_sign_epi8(weights, weights);
 #endif
-  for (int j = 0; j < M; ++j) {
+    __m256i sums[M];
+    for (int j = 0; j < M; ++j) {
 #ifdef SNAPSTREAM_VNNI
-    const __m256i sums = SNAPSTREAM_DPBUSD(start, load32(x[j].biased + 32 * b), weights);
+      sums[j] = SNAPSTREAM_DPBUSD(start, load32(x[j].biased + 32 * b), weights);
 #else
-    const __m256i signed_activations = _mm256_sign_epi8(load32(x[j].q + 32 * b), weights);
-    const __m256i sums = add_byte_products(_mm256_setzero_si256(), magnitudes, signed_activations);
+      sums[j] = add_byte_products(_mm256_setzero_si256(), magnitudes, _mm256_sign_epi8(load32(x[j].q + 32 * b), weights));
 #endif
-    const __m256 scale = _mm256_mul_ps(d, _mm256_broadcast_ss(x[j].scales + b));
-    lanes[j] = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sums), lanes[j]);
+    }
+    int j = 0;
+    for (; j + 2 <= M; j += 2) {
+      int32_t first, second;
+      sum_int_lanes(sums[j], sums[j + 1], first, second);
+      totals[j] = q8_block_step(totals[j], d, x[j].scales[b], first);
+      totals[j + 1] = q8_block_step(totals[j + 1], d, x[j + 1].scales[b], second);
+    }
+    if (j < M) totals[j] = q8_block_step(totals[j], d, x[j].scales[b], sum_int_lanes(sums[j]));
   }
+  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
 }
 
 #ifdef SNAPSTREAM_AVX512_VNNI
-// Two blocks per register: lanes 0-7 hold the even block's sums and lanes 8-15 the odd one's,
-// exactly the 256-bit variants' two accumulators, in half the instructions.
-template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
-void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
-  const __m512i zero = _mm512_setzero_si512();
-  const __m512i biases = _mm512_set1_epi8(-128);
-  __m512 lanes[M];
-  for (int j = 0; j < M; ++j) lanes[j] = _mm512_setzero_ps();
-  int64_t b = 0;
-  for (; b + 2 <= blocks; b += 2) {
+// Sixteen weight rows interleaved, one block at a time: lanes[l] holds values 4l..4l+3 of every
+// row (row p in 32-bit lane p) plus 128, the unsigned operand of dpbusd, so one instruction takes
+// four values of sixteen rows against four broadcast activations; d holds the rows' scales.
+inline constexpr int kGroupRows = 16;
+struct alignas(64) GroupBlock {
+  __m512i lanes[8];
+  __m512 d;
+};
+
+// Rows k (low half) and k + 8 (high half) of z transposed as two 8x8 matrices of 32-bit values:
+// afterwards z[l] holds value l of rows 0-7 and then of rows 8-15.
+inline void transpose_halves(__m512i (&z)[8]) {
+  __m512i t[8], u[8];
+  for (int k = 0; k < 4; ++k) {
+    t[2 * k] = _mm512_unpacklo_epi32(z[2 * k], z[2 * k + 1]);
+    t[2 * k + 1] = _mm512_unpackhi_epi32(z[2 * k], z[2 * k + 1]);
+  }
+  for (int k = 0; k < 2; ++k) {
+    u[4 * k] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+    u[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+    u[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+    u[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+  }
+  // u[c] (rows 0-3 of each half) and u[c + 4] (rows 4-7) hold values c and c + 4 in their even
+  // and odd 128-bit lanes.
+  const __m512i low_lanes = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i high_lanes = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  for (int c = 0; c < 4; ++c) {
+    z[c] = _mm512_permutex2var_epi64(u[c], low_lanes, u[c + 4]);
+    z[c + 4] = _mm512_permutex2var_epi64(u[c], high_lanes, u[c + 4]);
+  }
+}
+
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
+void interleave_group(const std::byte* w, int64_t row_stride, int64_t blocks, GroupBlock* out, bool prefetch_next) {
+  const __m512i row_offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                                 _mm512_set1_epi32(static_cast<int>(row_stride)));
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
-    const __m512i weights = _mm512_inserti64x4(_mm512_castsi256_si512(Signed(block)), Signed(block + BlockBytes), 1);
-    const __m512 d = _mm512_insertf32x8(_mm512_set1_ps(f16_at(block)), _mm256_set1_ps(f16_at(block + BlockBytes)), 1);
-    const __m512i start = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, biases, weights));
-    for (int j = 0; j < M; ++j) {
-      const __m512i sums = _mm512_dpbusd_epi32(start, _mm512_loadu_si512(x[j].biased + 32 * b), weights);
-      const __m512 scale = _mm512_mul_ps(d, _mm512_loadu_ps(x[j].paired_scales + 8 * b));
-      lanes[j] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(sums), lanes[j]);
+    if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
+    __m512i z[8];
+    for (int k = 0; k < 8; ++k)
+      z[k] = _mm512_inserti64x4(_mm512_castsi256_si512(Signed(block + k * row_stride)), Signed(block + (k + 8) * row_stride), 1);
+    transpose_halves(z);
+    for (int l = 0; l < 8; ++l) out[b].lanes[l] = _mm512_xor_si512(z[l], bias);
+    // Each row's block starts with its f16 scale: the low half of a 32-bit load.
+    const __m512i heads = _mm512_i32gather_epi32(row_offsets, block, 1);
+    out[b].d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(heads));
+  }
+}
+
+// One activation row against an interleaved group: sixteen results.
+inline __m512 group_dots(const GroupBlock* group, int64_t blocks, const QuantisedRowView& x) {
+  __m512 totals = _mm512_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    const GroupBlock& g = group[b];
+    const int8_t* a = x.q + 32 * b;
+    __m512i sums = _mm512_set1_epi32(x.bias_offsets[b]);
+    for (int l = 0; l < 8; ++l) {
+      int32_t four;
+      std::memcpy(&four, a + 4 * l, 4);
+      sums = _mm512_dpbusd_epi32(sums, g.lanes[l], _mm512_set1_epi32(four));
+    }
+    const __m512 scale = _mm512_mul_ps(g.d, _mm512_set1_ps(x.scales[b]));
+    totals = _mm512_add_ps(totals, _mm512_mul_ps(_mm512_cvtepi32_ps(sums), scale));
+  }
+  return totals;
+}
+#endif
+
+// Rows side by side without interleaving: each row's block meets the activation block in its
+// own register, and the lane sums of several rows fold into one register of row sums, so the
+// float step still runs once per block for all the rows. Cheaper than interleaving when few
+// activation rows share the weights.
+
+// Row p's sum in lane p, from s[p] holding row p's eight lane sums.
+inline __m256i row_sums8(const __m256i (&s)[8]) {
+  const __m256i quads0 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+  const __m256i quads1 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
+  // quads0: rows 0-3's lanes 0-3 in the low half and lanes 4-7 in the high half; quads1 rows 4-7.
+  return _mm256_add_epi32(_mm256_permute2x128_si256(quads0, quads1, 0x20), _mm256_permute2x128_si256(quads0, quads1, 0x31));
+}
+
+inline constexpr int kSideRows = 8;
+// AVX-512: activation rows up to which side-by-side rows beat interleaving.
+inline constexpr int64_t kSideMaxRows = 4;
+
+// Eight weight rows against m activation rows, block by block; totals holds m registers.
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
+void q8_family_side8(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m,
+                     float* y, int64_t y_stride, __m256* totals, bool prefetch_next) {
+  for (int64_t j = 0; j < m; ++j) totals[j] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * BlockBytes;
+    if (prefetch_next) prefetch_next_group(w, kSideRows * row_stride, b, blocks);
+    __m256i weights[kSideRows], prepared[kSideRows];
+    alignas(32) float d[kSideRows];
+    for (int k = 0; k < kSideRows; ++k) {
+      weights[k] = Signed(block + k * row_stride);
+      d[k] = f16_at(block + k * row_stride);
+#ifdef SNAPSTREAM_VNNI
+      prepared[k] = bias_start(weights[k]);
+#else
+      prepared[k] = _mm256_sign_epi8(weights[k], weights[k]);
+#endif
+    }
+    const __m256 scales = _mm256_load_ps(d);
+    for (int64_t j = 0; j < m; ++j) {
+      __m256i lane_sums[kSideRows];
+#ifdef SNAPSTREAM_VNNI
+      const __m256i activations = load32(x[j].biased + 32 * b);
+      for (int k = 0; k < kSideRows; ++k) lane_sums[k] = SNAPSTREAM_DPBUSD(prepared[k], activations, weights[k]);
+#else
+      const __m256i activations = load32(x[j].q + 32 * b);
+      for (int k = 0; k < kSideRows; ++k)
+        lane_sums[k] = add_byte_products(_mm256_setzero_si256(), prepared[k], _mm256_sign_epi8(activations, weights[k]));
+#endif
+      const __m256 scale = _mm256_mul_ps(scales, _mm256_set1_ps(x[j].scales[b]));
+      totals[j] = _mm256_add_ps(totals[j], _mm256_mul_ps(_mm256_cvtepi32_ps(row_sums8(lane_sums)), scale));
     }
   }
-  __m256 even[M];
-  for (int j = 0; j < M; ++j) even[j] = _mm512_castps512_ps256(lanes[j]);
-  if (b < blocks) add_q8_family_block<Signed, BlockBytes, M>(w, b, x, even);
-  for (int j = 0; j < M; ++j)
-    out[j * out_stride] = sum_float_lanes(_mm256_add_ps(even[j], _mm512_extractf32x8_ps(lanes[j], 1)));
+  for (int64_t j = 0; j < m; ++j) _mm256_storeu_ps(y + j * y_stride, totals[j]);
 }
-#else
-// Even and odd blocks add into separate lanes, so one row's chain of dependent adds is halved.
-template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes, int M>
-void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
-  __m256 even[M], odd[M];
-  for (int j = 0; j < M; ++j) even[j] = odd[j] = _mm256_setzero_ps();
-  int64_t b = 0;
-  for (; b + 2 <= blocks; b += 2) {
-    add_q8_family_block<Signed, BlockBytes, M>(w, b, x, even);
-    add_q8_family_block<Signed, BlockBytes, M>(w, b + 1, x, odd);
+
+#ifdef SNAPSTREAM_AVX512_VNNI
+// Row p's sum in lane p, from z[k] holding row k's eight lane sums in its low half and row
+// k + 8's in its high half.
+inline __m512i row_sums16(const __m512i (&z)[8]) {
+  __m512i pairs[4], quads[2];
+  for (int k = 0; k < 4; ++k)
+    pairs[k] = _mm512_add_epi32(_mm512_unpacklo_epi32(z[2 * k], z[2 * k + 1]), _mm512_unpackhi_epi32(z[2 * k], z[2 * k + 1]));
+  for (int k = 0; k < 2; ++k)
+    quads[k] = _mm512_add_epi32(_mm512_unpacklo_epi64(pairs[2 * k], pairs[2 * k + 1]),
+                                _mm512_unpackhi_epi64(pairs[2 * k], pairs[2 * k + 1]));
+  // quads[0]'s 128-bit lanes: rows 0-3 (lanes 0-3, then 4-7), rows 8-11 (the same); quads[1] rows 4-7 and 12-15.
+  const __m512i first_halves = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i second_halves = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  return _mm512_add_epi32(_mm512_permutex2var_epi64(quads[0], first_halves, quads[1]),
+                          _mm512_permutex2var_epi64(quads[0], second_halves, quads[1]));
+}
+
+// Sixteen weight rows against m activation rows, block by block; totals holds m registers.
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
+void q8_family_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m,
+                      float* y, int64_t y_stride, __m512* totals, bool prefetch_next) {
+  const __m512i row_offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                                 _mm512_set1_epi32(static_cast<int>(row_stride)));
+  const __m512i zero = _mm512_setzero_si512(), biases = _mm512_set1_epi8(-128);
+  for (int64_t j = 0; j < m; ++j) totals[j] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * BlockBytes;
+    if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
+    __m512i weights[8], starts[8];
+    for (int k = 0; k < 8; ++k) {
+      weights[k] = _mm512_inserti64x4(_mm512_castsi256_si512(Signed(block + k * row_stride)),
+                                      Signed(block + (k + 8) * row_stride), 1);
+      starts[k] = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, biases, weights[k]));
+    }
+    const __m512 scales = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(row_offsets, block, 1)));
+    for (int64_t j = 0; j < m; ++j) {
+      const __m512i activations = _mm512_broadcast_i64x4(load32(x[j].biased + 32 * b));
+      __m512i lane_sums[8];
+      for (int k = 0; k < 8; ++k) lane_sums[k] = _mm512_dpbusd_epi32(starts[k], activations, weights[k]);
+      const __m512 scale = _mm512_mul_ps(scales, _mm512_set1_ps(x[j].scales[b]));
+      totals[j] = _mm512_add_ps(totals[j], _mm512_mul_ps(_mm512_cvtepi32_ps(row_sums16(lane_sums)), scale));
+    }
   }
-  if (b < blocks) add_q8_family_block<Signed, BlockBytes, M>(w, b, x, even);
-  for (int j = 0; j < M; ++j) out[j * out_stride] = sum_float_lanes(_mm256_add_ps(even[j], odd[j]));
+  for (int64_t j = 0; j < m; ++j) _mm512_storeu_ps(y + j * y_stride, totals[j]);
 }
 #endif
 
@@ -422,28 +578,20 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
 
 #endif
 
-// Rows one tile keeps accumulators for: AVX-512's 32 vector registers hold eight rows', the
-// 16 of AVX2 four.
-#ifdef SNAPSTREAM_AVX512_VNNI
-constexpr int kWidestTile = 8;
-#else
-constexpr int kWidestTile = 8;
-#endif
-
 // The row count as a template argument keeps each tile's accumulators in registers.
 template <template <int> class Tile, int M = 1>
 void run_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out, int64_t out_stride) {
-  if constexpr (M < kWidestTile) {
+  if constexpr (M < kTileRows) {
     if (m != M) return run_tile<Tile, M + 1>(w, blocks, x, m, out, out_stride);
   }
   Tile<M>::run(w, blocks, x, out, out_stride);
 }
 
-template <template <int> class Tile>
-void tile_dispatch(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out, int64_t out_stride) {
-  for (; m > kWidestTile; m -= kWidestTile, x += kWidestTile, out += kWidestTile * out_stride)
-    Tile<kWidestTile>::run(w, blocks, x, out, out_stride);
-  run_tile<Tile>(w, blocks, x, m, out, out_stride);
+// A band one weight row at a time (band_by_rows) through the row tiles.
+template <template <int> class Tile, int64_t BlockValues>
+void band_of_tiles(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x,
+                   int64_t m, float* y, int64_t y_stride) {
+  band_by_rows(run_tile<Tile>, w, row_stride, rows, blocks, BlockValues, x, m, y, y_stride);
 }
 
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
@@ -454,6 +602,40 @@ struct Q8Family {
       q8_family_tile<Signed, BlockBytes, M>(w, blocks, x, out, s);
     }
   };
+
+  // Groups of rows side by side (few activation rows) or, on AVX-512 with many activation rows,
+  // interleaved once per call; the rows left over, and rows too far apart for 32-bit gather
+  // offsets, go one at a time. All give the same bits: a row's float steps are the same.
+  static void band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x,
+                   int64_t m, float* y, int64_t y_stride) {
+    int64_t r = 0;
+#ifdef SNAPSTREAM_AVX512_VNNI
+    if (row_stride <= INT32_MAX / kGroupRows) {
+      if (m > kSideMaxRows) {
+        thread_local std::vector<GroupBlock> group;
+        if (group.size() < static_cast<size_t>(blocks)) group.resize(static_cast<size_t>(blocks));
+        for (; r + kGroupRows <= rows; r += kGroupRows) {
+          interleave_group<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, group.data(), r + 2 * kGroupRows <= rows);
+          for (int64_t i = 0; i < m; ++i) _mm512_storeu_ps(y + i * y_stride + r, group_dots(group.data(), blocks, x[i]));
+        }
+      } else {
+        __m512 totals[kSideMaxRows];
+        for (; r + kGroupRows <= rows; r += kGroupRows)
+          q8_family_side16<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, x, m, y + r, y_stride, totals,
+                                               r + 2 * kGroupRows <= rows);
+      }
+    }
+#else
+    // Activation rows in chunks, so the totals stay on the stack and the group's weights in L1.
+    constexpr int64_t kChunk = 32;
+    __m256 totals[kChunk];
+    for (; r + kSideRows <= rows; r += kSideRows)
+      for (int64_t i = 0; i < m; i += kChunk)
+        q8_family_side8<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, x + i, std::min(kChunk, m - i),
+                                            y + i * y_stride + r, y_stride, totals, r + 2 * kSideRows <= rows);
+#endif
+    if (r < rows) band_of_tiles<Tile, 32>(w + r * row_stride, row_stride, rows - r, blocks, x, m, y + r, y_stride);
+  }
 };
 template <int M>
 struct Q4KTile {
@@ -478,12 +660,12 @@ struct Q6KTile {
 
 const IntegerDotKernels SNAPSTREAM_INTEGER_DOTS = {
     SNAPSTREAM_ISA_NAME,
-    tile_dispatch<Q8Family<signed_q8_0, kQ8_0Bytes>::Tile>,
-    tile_dispatch<Q8Family<signed_q4_0, kQ4_0Bytes>::Tile>,
-    tile_dispatch<Q8Family<signed_q5_0, kQ5_0Bytes>::Tile>,
-    tile_dispatch<Q4KTile>,
-    tile_dispatch<Q5KTile>,
-    tile_dispatch<Q6KTile>,
+    Q8Family<signed_q8_0, kQ8_0Bytes>::band,
+    Q8Family<signed_q4_0, kQ4_0Bytes>::band,
+    Q8Family<signed_q5_0, kQ5_0Bytes>::band,
+    band_of_tiles<Q4KTile, 256>,
+    band_of_tiles<Q5KTile, 256>,
+    band_of_tiles<Q6KTile, 256>,
 };
 
 }  // namespace snapstream::kernels::cpu

@@ -1,6 +1,6 @@
 // The integer dot products: every variant this CPU runs gives the portable variant's bits, the
 // portable one matches a naive sum over dequantised weights and the activations' grid values, and
-// a row's result does not depend on the tile it shares. Weights come from the encoder and from
+// a result does not depend on the band or the batch of rows it was computed with. Weights come from the encoder and from
 // random bytes (extreme scales, -128 in Q8_0), which the encoder never writes.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -52,31 +52,40 @@ std::vector<std::byte> weight_row(DType dtype, int64_t blocks, bool raw_bytes, s
 }
 
 cpu::QuantisedRowView view(const QuantisedRow& row) {
-  return {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.paired_scales.data()};
+  return {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.bias_offsets.data()};
 }
 
 }  // namespace
 
-TEST_CASE("integer dot products: every variant, the naive reference and tiles agree", "[integer_dots]") {
+TEST_CASE("integer dot products: every variant, the naive reference and any band or batch agree", "[integer_dots]") {
   const auto dtype = GENERATE(DType::Q8_0, DType::Q4_0, DType::Q5_0, DType::Q4_K, DType::Q5_K, DType::Q6_K);
   const int64_t blocks = GENERATE(1, 2, 3);
   const bool raw_bytes = GENERATE(false, true);
-  const int64_t n = blocks * block_layout(dtype).elements;
-  INFO(dtype_name(dtype) << ", " << blocks << " blocks, " << (raw_bytes ? "random bytes" : "encoded"));
-  std::mt19937 rng(static_cast<uint32_t>(n) * 31 + (raw_bytes ? 7 : 0));
+  // Rows a few bytes apart beyond their length, as a band of a wider matrix would be.
+  const int64_t padding = GENERATE(0, 6);
+  const BlockLayout layout = block_layout(dtype);
+  const int64_t n = blocks * layout.elements;
+  INFO(dtype_name(dtype) << ", " << blocks << " blocks, " << (raw_bytes ? "random bytes" : "encoded") << ", padding "
+                         << padding);
+  std::mt19937 rng(static_cast<uint32_t>(n) * 31 + (raw_bytes ? 7 : 0) + static_cast<uint32_t>(padding));
 
-  const auto w = weight_row(dtype, blocks, raw_bytes, rng);
-  std::vector<float> w_values(static_cast<size_t>(n));
-  dequantize_span(dtype, w.data(), 0, n, w_values.data());
+  // Two groups of sixteen weight rows and five more, against eleven activation rows.
+  constexpr int64_t kWeightRows = 37, kRows = 11;
+  const int64_t row_stride = blocks * layout.bytes + padding;
+  std::vector<std::byte> w(static_cast<size_t>(kWeightRows * row_stride));
+  std::vector<float> w_values(static_cast<size_t>(kWeightRows * n));
+  for (int64_t r = 0; r < kWeightRows; ++r) {
+    const auto row = weight_row(dtype, blocks, raw_bytes, rng);
+    std::memcpy(w.data() + r * row_stride, row.data(), row.size());
+    dequantize_span(dtype, row.data(), 0, n, w_values.data() + r * n);
+  }
 
-  // A full tile of activation rows, four kinds in turn: ordinary, large, all zero, and one value
-  // far above the rest.
-  constexpr int kRows = cpu::kIntegerTileRows;
+  // Activation rows of four kinds in turn: ordinary, large, all zero, and one value far above the rest.
   std::vector<std::vector<float>> x;
-  for (int j = 0; j < kRows; ++j) {
-    const int kind = j % 4;
+  for (int64_t j = 0; j < kRows; ++j) {
+    const int64_t kind = j % 4;
     x.push_back(kind == 2 ? std::vector<float>(static_cast<size_t>(n), 0.0f)
-                          : random_values(n, rng, kind == 0 ? 1.0f : kind == 1 ? 300.0f : 0.01f));
+                          : random_values(static_cast<size_t>(n), rng, kind == 0 ? 1.0f : kind == 1 ? 300.0f : 0.01f));
     if (kind == 3) x.back()[static_cast<size_t>(n / 2)] = 50.0f;
   }
   std::vector<QuantisedRow> rows(kRows);
@@ -86,31 +95,42 @@ TEST_CASE("integer dot products: every variant, the naive reference and tiles ag
     views.push_back(view(rows[j]));
   }
 
-  float portable[kRows];
-  cpu::integer_row_dots(cpu::kPortableIntegerDots, dtype)(w.data(), blocks, views.data(), kRows, portable, 1);
-  for (size_t j = 0; j < kRows; ++j) {
+  std::vector<float> portable(kRows * kWeightRows);
+  cpu::integer_band_dots(cpu::kPortableIntegerDots, dtype)(w.data(), row_stride, kWeightRows, blocks, views.data(), kRows,
+                                                           portable.data(), kWeightRows);
+  for (int64_t j = 0; j < kRows; ++j) {
     std::vector<float> grid(static_cast<size_t>(n));
-    round_activations(dtype, x[j].data(), 1, n, grid.data());
-    double expected = 0.0, magnitude = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
-      expected += static_cast<double>(w_values[i]) * grid[i];
-      magnitude += std::fabs(static_cast<double>(w_values[i]) * grid[i]);
+    round_activations(dtype, x[static_cast<size_t>(j)].data(), 1, n, grid.data());
+    for (int64_t r = 0; r < kWeightRows; ++r) {
+      double expected = 0.0, magnitude = 0.0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double product = static_cast<double>(w_values[static_cast<size_t>(r * n + i)]) * grid[static_cast<size_t>(i)];
+        expected += product;
+        magnitude += std::fabs(product);
+      }
+      INFO("activation row " << j << ", weight row " << r);
+      CHECK(portable[static_cast<size_t>(j * kWeightRows + r)] == Approx(expected).margin(1e-5 * magnitude + 1e-7));
     }
-    INFO("row " << j);
-    CHECK(portable[j] == Approx(expected).margin(1e-5 * magnitude + 1e-7));
   }
 
   for (const cpu::IntegerDotKernels* variant : cpu::runnable_integer_dot_kernels()) {
     INFO("variant " << variant->isa);
-    const cpu::IntegerRowDots dots = cpu::integer_row_dots(*variant, dtype);
-    float tiled[kRows];
-    dots(w.data(), blocks, views.data(), kRows, tiled, 1);
-    for (int m = 1; m < kRows; ++m) {
-      float partial[kRows];
-      dots(w.data(), blocks, views.data() + (kRows - m), m, partial, 1);
-      for (int j = 0; j < m; ++j) CHECK(partial[j] == tiled[kRows - m + j]);
-    }
-    for (size_t j = 0; j < kRows; ++j) CHECK(tiled[j] == portable[j]);
+    const cpu::IntegerBandDots dots = cpu::integer_band_dots(*variant, dtype);
+    std::vector<float> whole(kRows * kWeightRows);
+    dots(w.data(), row_stride, kWeightRows, blocks, views.data(), kRows, whole.data(), kWeightRows);
+    CHECK(whole == portable);
+    // Any band of weight rows with any run of activation rows gives the same bits: the first and
+    // last rows of a band change how rows are grouped, the activation rows how they are tiled.
+    for (const auto& [first, last] : {std::pair<int64_t, int64_t>{3, 37}, {0, 16}, {16, 35}, {5, 6}})
+      for (const int64_t m : {int64_t{1}, int64_t{2}, int64_t{9}}) {
+        INFO("weight rows " << first << " to " << last << ", activation rows " << kRows - m << " on");
+        std::vector<float> part(static_cast<size_t>(m * kWeightRows), -1.0f);
+        dots(w.data() + first * row_stride, row_stride, last - first, blocks, views.data() + (kRows - m), m,
+             part.data() + first, kWeightRows);
+        for (int64_t j = 0; j < m; ++j)
+          for (int64_t r = first; r < last; ++r)
+            REQUIRE(part[static_cast<size_t>(j * kWeightRows + r)] == portable[static_cast<size_t>((kRows - m + j) * kWeightRows + r)]);
+      }
   }
 }
 
@@ -120,6 +140,6 @@ TEST_CASE("the chosen integer variant is one the CPU runs, and float types have 
   CHECK(&cpu::integer_dot_kernels() == runnable.back());
   CHECK_FALSE(cpu::has_integer_dot(DType::F32));
   CHECK_FALSE(cpu::has_integer_dot(DType::BF16));
-  CHECK(cpu::integer_row_dots(cpu::kPortableIntegerDots, DType::F16) == nullptr);
+  CHECK(cpu::integer_band_dots(cpu::kPortableIntegerDots, DType::F16) == nullptr);
   CHECK(cpu::has_integer_dot(DType::Q5_K));
 }
