@@ -4,8 +4,10 @@
 // The 32-value block types take groups of weight rows together, so one float step serves a whole
 // group: side by side (eight or sixteen rows, their lane sums folded into one register) for few
 // activation rows, and on AVX-512 interleaved (one instruction takes four values of sixteen rows)
-// for many. All give the portable variant's bits: integer sums are exact and the float steps are
-// the same operations in the same order.
+// for many. On AVX-512 the K-quants take sixteen rows side by side too: each row's block is
+// unpacked as before, and the sixteen rows' shares of a block are one vector step. All give the
+// portable variant's bits: integer sums are exact and the float steps are the same operations in
+// the same order.
 #include <immintrin.h>
 
 #include <climits>
@@ -423,81 +425,153 @@ inline void add_q6_k_shares(const std::byte* block, int64_t b, const __m256i (&s
 // 64 values per 512-bit register. Q4_K/Q5_K: chunk c's 32 bytes of qs fill both halves and the
 // high half shifts down a nibble, so values 64c..64c+63 come out in order, as the activations
 // lie; the fifth bits are bits 2c (low half) and 2c+1 (high half) of the 32 qh bytes.
+// Block b's integer lane sums against M activation rows: scaled[j] holds eight lanes of
+// scale · value · activation and mins[j] eight lanes of min · (sums of 16 activations).
 template <bool FifthBit, int M>
-void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
-  const int64_t block_bytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
+inline void q45_k_block_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M],
+                              __m256i (&mins)[M]) {
   const __m512i nibble = _mm512_set1_epi8(0x0F), one = _mm512_set1_epi8(1);
   const __m512i half_shifts = _mm512_set_epi64(4, 4, 4, 4, 0, 0, 0, 0);
+  const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
+  [[maybe_unused]] const __m512i qh = FifthBit ? _mm512_broadcast_i64x4(load32(block + kQ5_KQh)) : _mm512_setzero_si512();
+  const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
+  // Each min twice, one per 16-value activation sum of its sub-block.
+  const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
+  const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
+  const __m512i scale16 = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(scales_and_mins));
+  // Even and odd chunks add into separate registers (integers: the order changes nothing).
+  __m512i acc[2][M];
+  for (auto& half : acc)
+    for (auto& a : half) a = _mm512_setzero_si512();
+  for (int c = 0; c < 4; ++c) {
+    const __m512i packed = _mm512_broadcast_i64x4(load32(qs + 32 * c));
+    __m512i values = _mm512_and_si512(_mm512_srlv_epi64(packed, half_shifts), nibble);
+    if constexpr (FifthBit) {
+      const __m512i bit_shifts = _mm512_set_epi64(2 * c + 1, 2 * c + 1, 2 * c + 1, 2 * c + 1, 2 * c, 2 * c, 2 * c, 2 * c);
+      values = _mm512_or_si512(values, _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(qh, bit_shifts), one), 4));
+    }
+    const __m512i scales = _mm512_shuffle_epi8(scale16, _mm512_load_si512(kScaleSpreads.k_halves[c]));
+    for (int j = 0; j < M; ++j)
+      acc[c % 2][j] = _mm512_dpwssd_epi32(
+          acc[c % 2][j], _mm512_maddubs_epi16(values, _mm512_loadu_si512(x[j].q + 256 * b + 64 * c)), scales);
+  }
+  for (int j = 0; j < M; ++j) {
+    const __m512i both = _mm512_add_epi32(acc[0][j], acc[1][j]);
+    scaled[j] = _mm256_add_epi32(_mm512_castsi512_si256(both), _mm512_extracti64x4_epi64(both, 1));
+    mins[j] = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
+  }
+}
+
+// Q6_K, 64 values per register: a half's 64 ql bytes give values 0-63 (low nibbles) and 64-127
+// (high nibbles); the two top bits of part p are bits 2p, 2p+1 of the half's 32 qh bytes. The
+// +32 stored with every value comes off as 32 · scale against the 16-value sums; mins[j] is zero.
+template <int M>
+inline void q6_k_block_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M],
+                             __m256i (&mins)[M]) {
+  const __m512i nibble = _mm512_set1_epi8(0x0F), two_bits = _mm512_set1_epi8(0x03);
+  const auto* scales = reinterpret_cast<const int8_t*>(block + kQ6_KScales);
+  __m512i acc[M];
+  for (int j = 0; j < M; ++j) acc[j] = _mm512_setzero_si512();
+  for (int h = 0; h < 2; ++h) {
+    const __m512i low = _mm512_loadu_si512(block + 64 * h);
+    const __m512i high = _mm512_broadcast_i64x4(load32(block + kQ6_KQh + 32 * h));
+    const __m512i half_scales =
+        _mm512_broadcast_i32x4(_mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * h))));
+    for (int q = 0; q < 2; ++q) {
+      const __m512i nib = _mm512_and_si512(q == 0 ? low : _mm512_srli_epi16(low, 4), nibble);
+      const __m512i bit_shifts = _mm512_set_epi64(4 * q + 2, 4 * q + 2, 4 * q + 2, 4 * q + 2, 4 * q, 4 * q, 4 * q, 4 * q);
+      const __m512i top = _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(high, bit_shifts), two_bits), 4);
+      const __m512i values = _mm512_or_si512(nib, top);
+      const __m512i scale = _mm512_shuffle_epi8(half_scales, _mm512_load_si512(kScaleSpreads.q6_quarters[q]));
+      for (int j = 0; j < M; ++j)
+        acc[j] = _mm512_dpwssd_epi32(
+            acc[j], _mm512_maddubs_epi16(values, _mm512_loadu_si512(x[j].q + 256 * b + 128 * h + 64 * q)), scale);
+    }
+  }
+  const __m256i offset_scales =
+      _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales))), 5);
+  for (int j = 0; j < M; ++j) {
+    const __m256i offsets = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), offset_scales);
+    scaled[j] = _mm256_sub_epi32(_mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1)),
+                                 offsets);
+    mins[j] = _mm256_setzero_si256();
+  }
+}
+
+// The K-quant types as the AVX-512 tiles see them: block size, lane sums, and where a block
+// keeps its f16 d (and dmin; Q6_K has none and shares with a dmin of zero).
+template <bool FifthBit>
+struct Q45K {
+  static constexpr int64_t kBytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
+  static constexpr bool kHasMin = true;
+  static constexpr int64_t kScaleAt = 0;
+  template <int M>
+  static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
+    q45_k_block_lanes<FifthBit, M>(block, b, x, scaled, mins);
+  }
+};
+struct Q6K {
+  static constexpr int64_t kBytes = kQ6_KBytes;
+  static constexpr bool kHasMin = false;
+  static constexpr int64_t kScaleAt = kQ6_KScale;
+  template <int M>
+  static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
+    q6_k_block_lanes<M>(block, b, x, scaled, mins);
+  }
+};
+
+// One weight row: each block's lane sums summed, then its share (k_block_share) added.
+template <class Type, int M>
+void k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
   float totals[M] = {};
   for (int64_t b = 0; b < blocks; ++b) {
-    const std::byte* block = w + b * block_bytes;
-    const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
-    [[maybe_unused]] const __m512i qh =
-        FifthBit ? _mm512_broadcast_i64x4(load32(block + kQ5_KQh)) : _mm512_setzero_si512();
-    const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
-    const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
-    const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
-    const __m512i scale16 = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(scales_and_mins));
-    // Even and odd chunks add into separate registers (integers: the order changes nothing).
-    __m512i acc[2][M];
-    for (auto& half : acc)
-      for (auto& a : half) a = _mm512_setzero_si512();
-    for (int c = 0; c < 4; ++c) {
-      const __m512i packed = _mm512_broadcast_i64x4(load32(qs + 32 * c));
-      __m512i values = _mm512_and_si512(_mm512_srlv_epi64(packed, half_shifts), nibble);
-      if constexpr (FifthBit) {
-        const __m512i bit_shifts = _mm512_set_epi64(2 * c + 1, 2 * c + 1, 2 * c + 1, 2 * c + 1, 2 * c, 2 * c, 2 * c, 2 * c);
-        values = _mm512_or_si512(values, _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(qh, bit_shifts), one), 4));
-      }
-      const __m512i scales = _mm512_shuffle_epi8(scale16, _mm512_load_si512(kScaleSpreads.k_halves[c]));
-      for (int j = 0; j < M; ++j)
-        acc[c % 2][j] = _mm512_dpwssd_epi32(
-            acc[c % 2][j], _mm512_maddubs_epi16(values, _mm512_loadu_si512(x[j].q + 256 * b + 64 * c)), scales);
-    }
-    __m256i sums[M];
+    const std::byte* block = w + b * Type::kBytes;
+    __m256i scaled[M], mins[M];
+    Type::template lanes<M>(block, b, x, scaled, mins);
+    const float d = f16_at(block + Type::kScaleAt), dmin = Type::kHasMin ? f16_at(block + 2) : 0.0f;
     for (int j = 0; j < M; ++j) {
-      const __m512i both = _mm512_add_epi32(acc[0][j], acc[1][j]);
-      sums[j] = _mm256_add_epi32(_mm512_castsi512_si256(both), _mm512_extracti64x4_epi64(both, 1));
+      int32_t scaled_sum, mins_sum;
+      sum_int_lanes(scaled[j], mins[j], scaled_sum, mins_sum);
+      totals[j] += k_block_share(d, dmin, x[j].scales[b], scaled_sum, mins_sum);
     }
-    add_q45_k_shares<M>(block, b, sums, x, min_pairs, totals);
   }
   for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
 }
 
-// Q6_K, 64 values per register: a half's 64 ql bytes give values 0-63 (low nibbles) and 64-127
-// (high nibbles); the two top bits of part p are bits 2p, 2p+1 of the half's 32 qh bytes.
-template <int M>
-void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
-  const __m512i nibble = _mm512_set1_epi8(0x0F), two_bits = _mm512_set1_epi8(0x03);
-  float totals[M] = {};
+// Sixteen weight rows side by side: each row's lane sums per block, folded into registers of
+// sixteen row sums, so the shares of all sixteen rows take one vector step (the same operations
+// as k_block_share, lane by lane). out[j * out_stride + p] for row p.
+template <class Type, int M>
+void k_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, float* out,
+              int64_t out_stride, bool prefetch_next) {
+  const __m512i row_offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                                 _mm512_set1_epi32(static_cast<int>(row_stride)));
+  __m512 totals[M];
+  for (int j = 0; j < M; ++j) totals[j] = _mm512_setzero_ps();
   for (int64_t b = 0; b < blocks; ++b) {
-    const std::byte* block = w + b * kQ6_KBytes;
-    const auto* scales = reinterpret_cast<const int8_t*>(block + kQ6_KScales);
-    __m512i acc[M];
-    for (int j = 0; j < M; ++j) acc[j] = _mm512_setzero_si512();
-    for (int h = 0; h < 2; ++h) {
-      const __m512i low = _mm512_loadu_si512(block + 64 * h);
-      const __m512i high = _mm512_broadcast_i64x4(load32(block + kQ6_KQh + 32 * h));
-      const __m512i half_scales = _mm512_broadcast_i32x4(
-          _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * h))));
-      for (int q = 0; q < 2; ++q) {
-        const __m512i nib = _mm512_and_si512(q == 0 ? low : _mm512_srli_epi16(low, 4), nibble);
-        const __m512i bit_shifts = _mm512_set_epi64(4 * q + 2, 4 * q + 2, 4 * q + 2, 4 * q + 2, 4 * q, 4 * q, 4 * q, 4 * q);
-        const __m512i top = _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(high, bit_shifts), two_bits), 4);
-        const __m512i values = _mm512_or_si512(nib, top);
-        const __m512i scale = _mm512_shuffle_epi8(half_scales, _mm512_load_si512(kScaleSpreads.q6_quarters[q]));
-        for (int j = 0; j < M; ++j)
-          acc[j] = _mm512_dpwssd_epi32(
-              acc[j], _mm512_maddubs_epi16(values, _mm512_loadu_si512(x[j].q + 256 * b + 128 * h + 64 * q)), scale);
+    const std::byte* block = w + b * Type::kBytes;
+    if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
+    __m256i scaled[kGroupRows][M], mins[kGroupRows][M];
+    for (int k = 0; k < kGroupRows; ++k) Type::template lanes<M>(block + k * row_stride, b, x, scaled[k], mins[k]);
+    // The rows' f16 scales: d, and for Q4_K/Q5_K dmin right after it, in one 32-bit load each.
+    const __m512i heads = _mm512_i32gather_epi32(row_offsets, block + Type::kScaleAt, 1);
+    const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(heads));
+    const __m512 dmin = Type::kHasMin ? _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(heads, 16))) : _mm512_setzero_ps();
+    for (int j = 0; j < M; ++j) {
+      __m512i scaled_pairs[8], mins_pairs[8];
+      for (int k = 0; k < 8; ++k) {
+        scaled_pairs[k] = _mm512_inserti64x4(_mm512_castsi256_si512(scaled[k][j]), scaled[k + 8][j], 1);
+        mins_pairs[k] = _mm512_inserti64x4(_mm512_castsi256_si512(mins[k][j]), mins[k + 8][j], 1);
       }
+      const __m512 a = _mm512_set1_ps(x[j].scales[b]);
+      const __m512 share = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(d, a), _mm512_cvtepi32_ps(row_sums16(scaled_pairs))),
+                                         _mm512_mul_ps(_mm512_mul_ps(dmin, a), _mm512_cvtepi32_ps(row_sums16(mins_pairs))));
+      totals[j] = _mm512_add_ps(totals[j], share);
     }
-    __m256i sums[M];
-    for (int j = 0; j < M; ++j)
-      sums[j] = _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
-    add_q6_k_shares<M>(block, b, sums, x, totals);
   }
-  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
+  for (int j = 0; j < M; ++j) _mm512_storeu_ps(out + j * out_stride, totals[j]);
 }
+
 #else
 // Q4_K and Q5_K, per 64 values: 32 bytes of qs hold values 0-31 in low nibbles and 32-63 in
 // high ones; Q5_K's fifth bits are bits 2c and 2c+1 of the 32 qh bytes.
@@ -637,6 +711,37 @@ struct Q8Family {
     if (r < rows) band_of_tiles<Tile, 32>(w + r * row_stride, row_stride, rows - r, blocks, x, m, y + r, y_stride);
   }
 };
+#ifdef SNAPSTREAM_AVX512_VNNI
+template <bool FifthBit>
+struct Q45KTiles {
+  template <int M>
+  struct Tile {
+    static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
+      k_tile<Q45K<FifthBit>, M>(w, blocks, x, out, s);
+    }
+  };
+};
+template <int M>
+using Q4KTile = Q45KTiles<false>::Tile<M>;
+template <int M>
+using Q5KTile = Q45KTiles<true>::Tile<M>;
+template <int M>
+struct Q6KTile {
+  static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
+    k_tile<Q6K, M>(w, blocks, x, out, s);
+  }
+};
+
+// k_side16 with the activation-row count as a template argument.
+template <class Type, int M = 1>
+void run_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int m, float* out,
+                int64_t out_stride, bool prefetch_next) {
+  if constexpr (M < kTileRows) {
+    if (m != M) return run_side16<Type, M + 1>(w, row_stride, blocks, x, m, out, out_stride, prefetch_next);
+  }
+  k_side16<Type, M>(w, row_stride, blocks, x, out, out_stride, prefetch_next);
+}
+#else
 template <int M>
 struct Q4KTile {
   static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
@@ -655,6 +760,29 @@ struct Q6KTile {
     q6_k_tile<M>(w, blocks, x, out, s);
   }
 };
+#endif
+
+// A K-quant band: on AVX-512, groups of sixteen rows side by side; the rest one row at a time.
+template <class Type, template <int> class Tile>
+void k_band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x, int64_t m,
+            float* y, int64_t y_stride) {
+  int64_t r = 0;
+#ifdef SNAPSTREAM_AVX512_VNNI
+  if (row_stride <= INT32_MAX / kGroupRows)
+    for (; r + kGroupRows <= rows; r += kGroupRows)
+      for (int64_t i = 0; i < m; i += kTileRows)
+        run_side16<Type>(w + r * row_stride, row_stride, blocks, x + i, static_cast<int>(std::min<int64_t>(kTileRows, m - i)),
+                         y + i * y_stride + r, y_stride, r + 2 * kGroupRows <= rows && i + kTileRows >= m);
+#endif
+  if (r < rows) band_of_tiles<Tile, 256>(w + r * row_stride, row_stride, rows - r, blocks, x, m, y + r, y_stride);
+}
+
+#ifndef SNAPSTREAM_AVX512_VNNI
+// Only the AVX-512 band reads these.
+template <bool FifthBit>
+struct Q45K {};
+struct Q6K {};
+#endif
 
 }  // namespace
 
@@ -663,9 +791,9 @@ const IntegerDotKernels SNAPSTREAM_INTEGER_DOTS = {
     Q8Family<signed_q8_0, kQ8_0Bytes>::band,
     Q8Family<signed_q4_0, kQ4_0Bytes>::band,
     Q8Family<signed_q5_0, kQ5_0Bytes>::band,
-    band_of_tiles<Q4KTile, 256>,
-    band_of_tiles<Q5KTile, 256>,
-    band_of_tiles<Q6KTile, 256>,
+    k_band<Q45K<false>, Q4KTile>,
+    k_band<Q45K<true>, Q5KTile>,
+    k_band<Q6K, Q6KTile>,
 };
 
 }  // namespace snapstream::kernels::cpu
