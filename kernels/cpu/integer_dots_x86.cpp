@@ -176,6 +176,26 @@ struct alignas(64) GroupBlock {
   __m512 d;
 };
 
+// A group's sixteen rows as 32-bit offsets from the first, for gathers.
+inline __m512i group_row_offsets(int64_t row_stride) {
+  return _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                            _mm512_set1_epi32(static_cast<int>(row_stride)));
+}
+
+// The f16 in the low half of each 32-bit lane, as floats.
+inline __m512 low_f16s(__m512i words) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(words)); }
+
+// Block values of rows k (low half) and k + 8 (high half) of a group, as signed bytes.
+template <__m256i (*Signed)(const std::byte*)>
+inline __m512i row_pair(const std::byte* block, int64_t row_stride, int k) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(Signed(block + k * row_stride)), Signed(block + (k + 8) * row_stride), 1);
+}
+
+// 128-bit lanes 0 and 2 (second = false) or 1 and 3 of a and b, interleaved: a's, b's, a's, b's.
+inline __m512i pick_lanes(__m512i a, __m512i b, bool second) {
+  return _mm512_permutex2var_epi64(a, second ? _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2) : _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), b);
+}
+
 // Rows k (low half) and k + 8 (high half) of z transposed as two 8x8 matrices of 32-bit values:
 // afterwards z[l] holds value l of rows 0-7 and then of rows 8-15.
 inline void transpose_halves(__m512i (&z)[8]) {
@@ -192,30 +212,25 @@ inline void transpose_halves(__m512i (&z)[8]) {
   }
   // u[c] (rows 0-3 of each half) and u[c + 4] (rows 4-7) hold values c and c + 4 in their even
   // and odd 128-bit lanes.
-  const __m512i low_lanes = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
-  const __m512i high_lanes = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
   for (int c = 0; c < 4; ++c) {
-    z[c] = _mm512_permutex2var_epi64(u[c], low_lanes, u[c + 4]);
-    z[c + 4] = _mm512_permutex2var_epi64(u[c], high_lanes, u[c + 4]);
+    z[c] = pick_lanes(u[c], u[c + 4], false);
+    z[c + 4] = pick_lanes(u[c], u[c + 4], true);
   }
 }
 
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
 void interleave_group(const std::byte* w, int64_t row_stride, int64_t blocks, GroupBlock* out, bool prefetch_next) {
-  const __m512i row_offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                                 _mm512_set1_epi32(static_cast<int>(row_stride)));
+  const __m512i row_offsets = group_row_offsets(row_stride);
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
     if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
     __m512i z[8];
-    for (int k = 0; k < 8; ++k)
-      z[k] = _mm512_inserti64x4(_mm512_castsi256_si512(Signed(block + k * row_stride)), Signed(block + (k + 8) * row_stride), 1);
+    for (int k = 0; k < 8; ++k) z[k] = row_pair<Signed>(block, row_stride, k);
     transpose_halves(z);
     for (int l = 0; l < 8; ++l) out[b].lanes[l] = _mm512_xor_si512(z[l], bias);
     // Each row's block starts with its f16 scale: the low half of a 32-bit load.
-    const __m512i heads = _mm512_i32gather_epi32(row_offsets, block, 1);
-    out[b].d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(heads));
+    out[b].d = low_f16s(_mm512_i32gather_epi32(row_offsets, block, 1));
   }
 }
 
@@ -303,18 +318,14 @@ inline __m512i row_sums16(const __m512i (&z)[8]) {
     quads[k] = _mm512_add_epi32(_mm512_unpacklo_epi64(pairs[2 * k], pairs[2 * k + 1]),
                                 _mm512_unpackhi_epi64(pairs[2 * k], pairs[2 * k + 1]));
   // quads[0]'s 128-bit lanes: rows 0-3 (lanes 0-3, then 4-7), rows 8-11 (the same); quads[1] rows 4-7 and 12-15.
-  const __m512i first_halves = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
-  const __m512i second_halves = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-  return _mm512_add_epi32(_mm512_permutex2var_epi64(quads[0], first_halves, quads[1]),
-                          _mm512_permutex2var_epi64(quads[0], second_halves, quads[1]));
+  return _mm512_add_epi32(pick_lanes(quads[0], quads[1], false), pick_lanes(quads[0], quads[1], true));
 }
 
 // Sixteen weight rows against m activation rows, block by block; totals holds m registers.
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
 void q8_family_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m,
                       float* y, int64_t y_stride, __m512* totals, bool prefetch_next) {
-  const __m512i row_offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                                 _mm512_set1_epi32(static_cast<int>(row_stride)));
+  const __m512i row_offsets = group_row_offsets(row_stride);
   const __m512i zero = _mm512_setzero_si512(), biases = _mm512_set1_epi8(-128);
   for (int64_t j = 0; j < m; ++j) totals[j] = _mm512_setzero_ps();
   for (int64_t b = 0; b < blocks; ++b) {
@@ -322,11 +333,10 @@ void q8_family_side16(const std::byte* w, int64_t row_stride, int64_t blocks, co
     if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
     __m512i weights[8], starts[8];
     for (int k = 0; k < 8; ++k) {
-      weights[k] = _mm512_inserti64x4(_mm512_castsi256_si512(Signed(block + k * row_stride)),
-                                      Signed(block + (k + 8) * row_stride), 1);
+      weights[k] = row_pair<Signed>(block, row_stride, k);
       starts[k] = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, biases, weights[k]));
     }
-    const __m512 scales = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(row_offsets, block, 1)));
+    const __m512 scales = low_f16s(_mm512_i32gather_epi32(row_offsets, block, 1));
     for (int64_t j = 0; j < m; ++j) {
       const __m512i activations = _mm512_broadcast_i64x4(load32(x[j].biased + 32 * b));
       __m512i lane_sums[8];
@@ -544,8 +554,7 @@ void k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float
 template <class Type, int M>
 void k_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, float* out,
               int64_t out_stride, bool prefetch_next) {
-  const __m512i row_offsets = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                                 _mm512_set1_epi32(static_cast<int>(row_stride)));
+  const __m512i row_offsets = group_row_offsets(row_stride);
   __m512 totals[M];
   for (int j = 0; j < M; ++j) totals[j] = _mm512_setzero_ps();
   for (int64_t b = 0; b < blocks; ++b) {
@@ -555,8 +564,8 @@ void k_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const Quan
     for (int k = 0; k < kGroupRows; ++k) Type::template lanes<M>(block + k * row_stride, b, x, scaled[k], mins[k]);
     // The rows' f16 scales: d, and for Q4_K/Q5_K dmin right after it, in one 32-bit load each.
     const __m512i heads = _mm512_i32gather_epi32(row_offsets, block + Type::kScaleAt, 1);
-    const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(heads));
-    const __m512 dmin = Type::kHasMin ? _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(heads, 16))) : _mm512_setzero_ps();
+    const __m512 d = low_f16s(heads);
+    const __m512 dmin = Type::kHasMin ? low_f16s(_mm512_srli_epi32(heads, 16)) : _mm512_setzero_ps();
     for (int j = 0; j < M; ++j) {
       __m512i scaled_pairs[8], mins_pairs[8];
       for (int k = 0; k < 8; ++k) {
