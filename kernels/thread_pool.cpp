@@ -1,5 +1,8 @@
 // Worker threads spin briefly before sleeping, because decode issues many short parallel
-// calls per token and a sleeping wake-up costs more than the work of a small matrix.
+// calls per token and a sleeping wake-up costs more than the work of a small matrix. The
+// hand-off itself takes no lock while both sides are spinning: a job is published by bumping a
+// generation counter and finished by counting down, and the mutex and condition variables are
+// only touched when one side has gone to sleep.
 #include "kernels/thread_pool.h"
 
 #include "kernels/errors.h"
@@ -15,10 +18,10 @@
 
 namespace snapstream::kernels {
 namespace {
-// About 50 µs: long enough to bridge the serial gaps between a decode step's matmuls,
+// About 40 µs: long enough to bridge the serial gaps between a decode step's matmuls,
 // short enough not to starve other processes when the machine is oversubscribed.
 constexpr int kSpinIterations = 2000;
-}
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -30,7 +33,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    generation_.fetch_add(1, std::memory_order_release);
+    generation_.fetch_add(1);
   }
   start_cv_.notify_all();
   for (auto& worker : workers_) worker.join();
@@ -57,22 +60,28 @@ void ThreadPool::parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per
     fn(0, items);
     return;
   }
-  {
+  // Workers read these only after they see the new generation, and the previous job's readers
+  // have all counted down before the caller got here.
+  job_ = &fn;
+  job_items_ = items;
+  job_shares_ = shares;
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  // Sequentially consistent against a worker's "sleeping, then check the generation": either
+  // it sees this job, or this sees it asleep and wakes it.
+  generation_.fetch_add(1);
+  if (sleeping_workers_.load() > 0) {
     std::lock_guard lock(mutex_);
-    job_ = &fn;
-    job_items_ = items;
-    job_shares_ = shares;
-    pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    start_cv_.notify_all();
   }
-  start_cv_.notify_all();
   run_share(0, shares);
   for (int spin = 0; spin < kSpinIterations; ++spin) {
     if (pending_.load(std::memory_order_acquire) == 0) return;
     SNAPSTREAM_CPU_RELAX();
   }
   std::unique_lock lock(mutex_);
-  done_cv_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+  caller_sleeping_.store(true);
+  done_cv_.wait(lock, [this] { return pending_.load() == 0; });
+  caller_sleeping_.store(false);
 }
 
 void ThreadPool::worker_loop(int share) {
@@ -86,14 +95,16 @@ void ThreadPool::worker_loop(int share) {
       }
       SNAPSTREAM_CPU_RELAX();
     }
-    {
+    if (!started) {
       std::unique_lock lock(mutex_);
-      if (!started) start_cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
-      seen = generation_.load(std::memory_order_acquire);
-      if (stopping_) return;
+      sleeping_workers_.fetch_add(1);
+      start_cv_.wait(lock, [&] { return generation_.load() != seen; });
+      sleeping_workers_.fetch_sub(1);
     }
+    seen = generation_.load(std::memory_order_acquire);
+    if (stopping_.load(std::memory_order_acquire)) return;
     run_share(share, job_shares_);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
       std::lock_guard lock(mutex_);
       done_cv_.notify_one();
     }

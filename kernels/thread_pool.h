@@ -32,7 +32,7 @@ class ThreadPool {
   void parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per_item = kMinShareCost);
 
   // Work below which a share is not worth handing to another thread.
-  static constexpr int64_t kMinShareCost = 1 << 17;
+  static constexpr int64_t kMinShareCost = 1 << 15;
 
  private:
   void worker_loop(int share);
@@ -44,8 +44,10 @@ class ThreadPool {
   std::condition_variable done_cv_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
+  std::atomic<int> sleeping_workers_{0};
+  std::atomic<bool> caller_sleeping_{false};
   std::atomic<bool> busy_{false};
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};
   const RangeFn* job_ = nullptr;
   int64_t job_items_ = 0;
   int job_shares_ = 0;
