@@ -22,8 +22,10 @@ constexpr int64_t kKeysPerTile = 4;
 constexpr int64_t kKeysPerBlock = 8;  // cpu::dot_f32_rows8, dot_f16_rows8
 // Cache rows come from memory, one sequence and head after another, faster than the hardware
 // prefetcher ramps up on each short run: keys are asked for this many entries ahead, and each
-// block's values while its keys are scored, so the weighted sum finds them in L2.
+// block's values while its keys are scored, so the weighted sum finds them in L2. Short rows
+// (small heads) are asked for further ahead, so the distance covers a memory latency either way.
 constexpr int64_t kPrefetchAhead = 12;
+constexpr int64_t kPrefetchAheadBytes = 2048;
 constexpr int64_t kLineBytes = 64;
 
 int64_t extent_of(const CacheView& cache, int64_t capacity) {
@@ -59,9 +61,10 @@ template <typename T>
 void score_group(const float* q, int64_t group, const T* keys, const T* values, int64_t extent, int64_t hd, float* scores,
                  int64_t scores_stride) {
   constexpr int64_t kValuesPerLine = kLineBytes / static_cast<int64_t>(sizeof(T));
+  const int64_t distance = std::max(kPrefetchAhead, kPrefetchAheadBytes / (hd * static_cast<int64_t>(sizeof(T))));
   int64_t s = 0;
   for (; s + kKeysPerBlock <= extent; s += kKeysPerBlock) {
-    const int64_t ahead = std::min(s + kPrefetchAhead, extent - kKeysPerBlock) * hd;
+    const int64_t ahead = std::min(s + distance, extent - kKeysPerBlock) * hd;
     for (int64_t k = 0; k < kKeysPerBlock * hd; k += kValuesPerLine) {
       __builtin_prefetch(keys + ahead + k, 0, 2);
       __builtin_prefetch(values + s * hd + k, 0, 2);

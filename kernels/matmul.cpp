@@ -17,6 +17,9 @@ namespace {
 constexpr int64_t kBandRows = 64;
 // Below this many activation rows, reading W once per row is cheaper than a GEMM.
 constexpr int64_t kGemmMinRows = 4;
+// A matrix this small is read from cache by every thread that needs it (L2 is 512 KiB or more
+// on the x86 cores this targets).
+constexpr int64_t kSmallMatrixBytes = 256 << 10;
 // Rows this short (f32 values) are summed eight at a time when few activation rows meet them.
 constexpr int64_t kShortRow = 256;
 // Quantising an activation value costs about as much as this many multiply-adds.
@@ -65,6 +68,62 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
   }, m * first.cols);
 }
 
+// Every output of weight rows [begin, end) against activation rows [0, m): y[i * w.rows + r].
+// Each is one dot product whose bits do not depend on m or on the rows around it.
+void row_dots(const WeightView& w, const float* x, int64_t m, int64_t begin, int64_t end, float* y) {
+  if (w.dtype == DType::F32) {
+    // Tiles of up to 4 weight rows x 4 activation rows, each chunk loaded once per tile. With
+    // few activation rows one weight row at a time streams memory best.
+    const int64_t stride = w.row_stride() / static_cast<int64_t>(sizeof(float));
+    const auto* rows_base = reinterpret_cast<const float*>(w.data);
+    const int64_t tile_rows = m < kGemmMinRows ? 1 : 4;
+    int64_t r = begin;
+    // Short rows, few activation rows: the horizontal sums, not the reads, would bound one row
+    // at a time, so eight rows share theirs.
+    if (m < kGemmMinRows && w.cols <= kShortRow)
+      for (; r + 8 <= end; r += 8)
+        for (int64_t i = 0; i < m; ++i) {
+          float sums[8];
+          cpu::dot_f32_rows8(rows_base + r * stride, stride, x + i * w.cols, w.cols, sums);
+          std::copy_n(sums, 8, y + i * w.rows + r);
+        }
+    for (; r < end; r += tile_rows) {
+      const int rows = static_cast<int>(std::min<int64_t>(tile_rows, end - r));
+      for (int64_t i = 0; i < m; i += 4) {
+        const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
+                              x + std::min(i + 3, m - 1) * w.cols};
+        const bool prefetch = i == 0 && tile_rows > 1 && r + 2 * tile_rows <= end;
+        cpu::dot_f32_tile(rows_base + r * stride, stride, rows, xs, static_cast<int>(std::min<int64_t>(4, m - i)), w.cols,
+                          y + i * w.rows + r, w.rows, prefetch ? rows_base + (r + tile_rows) * stride : nullptr);
+      }
+    }
+    return;
+  }
+  if (cpu::has_fused_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols)) {
+    // f16 and bf16 rows: each chunk widens once for up to four activation rows.
+    for (int64_t r = begin; r < end; ++r)
+      for (int64_t i = 0; i < m; i += 4) {
+        const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
+                              x + std::min(i + 3, m - 1) * w.cols};
+        cpu::dot_16bit_tile(w.dtype, reinterpret_cast<const uint16_t*>(w.row(r)), xs,
+                            static_cast<int>(std::min<int64_t>(4, m - i)), w.cols, y + i * w.rows + r, w.rows);
+      }
+    return;
+  }
+  // Other block types and slices that cut blocks: each weight row is decoded once into a
+  // buffer that stays in L1, then meets every activation row through the f32 kernel.
+  std::vector<float> decoded(static_cast<size_t>(w.cols));
+  for (int64_t r = begin; r < end; ++r) {
+    dequantize_span(w.dtype, w.row(r), w.first_col, w.cols, decoded.data());
+    for (int64_t i = 0; i < m; i += 4) {
+      const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
+                            x + std::min(i + 3, m - 1) * w.cols};
+      cpu::dot_f32_tile(decoded.data(), w.cols, 1, xs, static_cast<int>(std::min<int64_t>(4, m - i)), w.cols,
+                        y + i * w.rows + r, w.rows, nullptr);
+    }
+  }
+}
+
 void check_arguments(const float* x, int64_t m, const WeightView& w, const float* y) {
   require(x != nullptr && y != nullptr && w.data != nullptr, "matmul", "null buffer");
   require(m > 0 && w.rows > 0, "matmul", "empty shape");
@@ -110,59 +169,17 @@ void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView&
   }
 
   if (path == MatmulPath::RowDots || m < kGemmMinRows) {
-    pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) {
-      if (w.dtype == DType::F32) {
-        // Tiles of up to 4 weight rows x 4 activation rows, each chunk loaded once per tile. With
-        // few activation rows one weight row at a time streams memory best.
-        const int64_t stride = w.row_stride() / static_cast<int64_t>(sizeof(float));
-        const auto* rows_base = reinterpret_cast<const float*>(w.data);
-        const int64_t tile_rows = m < kGemmMinRows ? 1 : 4;
-        int64_t r = begin;
-        // Short rows, few activation rows: the horizontal sums, not the reads, would bound one row
-        // at a time, so eight rows share theirs.
-        if (m < kGemmMinRows && w.cols <= kShortRow)
-          for (; r + 8 <= end; r += 8)
-            for (int64_t i = 0; i < m; ++i) {
-              float sums[8];
-              cpu::dot_f32_rows8(rows_base + r * stride, stride, x + i * w.cols, w.cols, sums);
-              std::copy_n(sums, 8, y + i * w.rows + r);
-            }
-        for (; r < end; r += tile_rows) {
-          const int rows = static_cast<int>(std::min<int64_t>(tile_rows, end - r));
-          for (int64_t i = 0; i < m; i += 4) {
-            const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
-                                  x + std::min(i + 3, m - 1) * w.cols};
-            const bool prefetch = i == 0 && tile_rows > 1 && r + 2 * tile_rows <= end;
-            cpu::dot_f32_tile(rows_base + r * stride, stride, rows, xs, static_cast<int>(std::min<int64_t>(4, m - i)), w.cols,
-                              y + i * w.rows + r, w.rows, prefetch ? rows_base + (r + tile_rows) * stride : nullptr);
-          }
-        }
-        return;
-      }
-      if (cpu::has_fused_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols)) {
-        // f16 and bf16 rows: each chunk widens once for up to four activation rows.
-        for (int64_t r = begin; r < end; ++r)
-          for (int64_t i = 0; i < m; i += 4) {
-            const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
-                                  x + std::min(i + 3, m - 1) * w.cols};
-            cpu::dot_16bit_tile(w.dtype, reinterpret_cast<const uint16_t*>(w.row(r)), xs,
-                                static_cast<int>(std::min<int64_t>(4, m - i)), w.cols, y + i * w.rows + r, w.rows);
-          }
-        return;
-      }
-      // Other block types and slices that cut blocks: each weight row is decoded once into a
-      // buffer that stays in L1, then meets every activation row through the f32 kernel.
-      std::vector<float> decoded(static_cast<size_t>(w.cols));
-      for (int64_t r = begin; r < end; ++r) {
-        dequantize_span(w.dtype, w.row(r), w.first_col, w.cols, decoded.data());
-        for (int64_t i = 0; i < m; i += 4) {
-          const float* xs[4] = {x + i * w.cols, x + std::min(i + 1, m - 1) * w.cols, x + std::min(i + 2, m - 1) * w.cols,
-                                x + std::min(i + 3, m - 1) * w.cols};
-          cpu::dot_f32_tile(decoded.data(), w.cols, 1, xs, static_cast<int>(std::min<int64_t>(4, m - i)), w.cols,
-                            y + i * w.rows + r, w.rows, nullptr);
-        }
-      }
-    }, m * w.cols);
+    if (m >= 2 * kGemmMinRows && w.total_bytes() <= kSmallMatrixBytes) {
+      // A small matrix stays in every core's cache, so the threads split the activation rows
+      // and each writes whole output rows; split by weight rows, both would write every output row.
+      const int64_t groups = (m + kGemmMinRows - 1) / kGemmMinRows;
+      pool.parallel_for(groups, [&](int64_t first_group, int64_t end_group) {
+        const int64_t first = first_group * kGemmMinRows, end = std::min(m, end_group * kGemmMinRows);
+        row_dots(w, x + first * w.cols, end - first, 0, w.rows, y + first * w.rows);
+      }, kGemmMinRows * w.rows * w.cols);
+      return;
+    }
+    pool.parallel_for(w.rows, [&](int64_t begin, int64_t end) { row_dots(w, x, m, begin, end, y); }, m * w.cols);
     return;
   }
   const int64_t bands = (w.rows + kBandRows - 1) / kBandRows;

@@ -16,6 +16,22 @@ inline float horizontal_sum(__m256 v) {
   lo = _mm_add_ss(lo, _mm_shuffle_ps(lo, lo, 0x55));
   return _mm_cvtss_f32(lo);
 }
+// horizontal_sum of eight accumulators at once, the same additions in the same order: first each
+// one's halves (pair p holds 2p in the low half and 2p + 1 in the high one, as t = low + high),
+// then t0 + t2 and t1 + t3 (quad q holds, per half, 4q and 4q + 2 or 4q + 1 and 4q + 3), last
+// (t0 + t2) + (t1 + t3), which leaves 0 2 4 6 in the low half and 1 3 5 7 in the high one.
+inline void horizontal_sums8(const __m256* acc, float* out) {
+  __m256 pairs[4];
+  for (int p = 0; p < 4; ++p)
+    pairs[p] = _mm256_add_ps(_mm256_permute2f128_ps(acc[2 * p], acc[2 * p + 1], 0x20),
+                             _mm256_permute2f128_ps(acc[2 * p], acc[2 * p + 1], 0x31));
+  __m256 quads[2];
+  for (int q = 0; q < 2; ++q)
+    quads[q] = _mm256_add_ps(_mm256_shuffle_ps(pairs[2 * q], pairs[2 * q + 1], 0x44),
+                             _mm256_shuffle_ps(pairs[2 * q], pairs[2 * q + 1], 0xEE));
+  const __m256 sums = _mm256_add_ps(_mm256_shuffle_ps(quads[0], quads[1], 0x88), _mm256_shuffle_ps(quads[0], quads[1], 0xDD));
+  _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(sums, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
 // Left alone, GCC folds each load into every FMA that uses it, so a 4x4 tile issues 32 loads
 // for 16 FMAs and runs at half speed; an empty asm makes the loaded value a register the FMAs
 // share. It changes no arithmetic.
@@ -61,8 +77,12 @@ void tile(const float* w, int64_t stride, const float* const* x, int64_t n, floa
       for (int r = 0; r < R; ++r) acc[j][r] = _mm256_fmadd_ps(wv[r], xv, acc[j][r]);
     }
   }
-  for (int j = 0; j < M; ++j)
-    for (int r = 0; r < R; ++r) sums[j][r] = horizontal_sum(acc[j][r]);
+  // Eight accumulators at a time where there are eight, the rest one by one.
+  const __m256* flat = &acc[0][0];
+  float* flat_sums = &sums[0][0];
+  int k = 0;
+  for (; k + 8 <= M * R; k += 8) horizontal_sums8(flat + k, flat_sums + k);
+  for (; k < M * R; ++k) flat_sums[k] = horizontal_sum(flat[k]);
 #endif
   for (int j = 0; j < M; ++j)
     for (int r = 0; r < R; ++r) {
@@ -107,20 +127,8 @@ void rows8(const T* rows, int64_t stride, const float* x, int64_t n, float* out)
 #pragma GCC unroll 8
     for (int s = 0; s < 8; ++s) acc[s] = _mm256_fmadd_ps(load8(rows + s * stride + i), xv, acc[s]);
   }
-  // horizontal_sum's steps for all eight rows at once. First each row's halves: pair p holds
-  // rows 2p (low half) and 2p + 1 (high half) as t = low + high.
-  __m256 pairs[4];
-  for (int p = 0; p < 4; ++p)
-    pairs[p] = _mm256_add_ps(_mm256_permute2f128_ps(acc[2 * p], acc[2 * p + 1], 0x20),
-                             _mm256_permute2f128_ps(acc[2 * p], acc[2 * p + 1], 0x31));
-  // Then t0 + t2 and t1 + t3: quad q holds, per half, rows 4q and 4q + 2 (low) or 4q + 1 and 4q + 3.
-  __m256 quads[2];
-  for (int q = 0; q < 2; ++q)
-    quads[q] = _mm256_add_ps(_mm256_shuffle_ps(pairs[2 * q], pairs[2 * q + 1], 0x44),
-                             _mm256_shuffle_ps(pairs[2 * q], pairs[2 * q + 1], 0xEE));
-  // Last (t0 + t2) + (t1 + t3): rows 0 2 4 6 in the low half, 1 3 5 7 in the high one.
-  const __m256 sums = _mm256_add_ps(_mm256_shuffle_ps(quads[0], quads[1], 0x88), _mm256_shuffle_ps(quads[0], quads[1], 0xDD));
-  _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(sums, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+  horizontal_sums8(acc, out);
+  if (i == n) return;  // short rows (attention heads of 8 or 16 values) end here
 #else
   for (int s = 0; s < 8; ++s) out[s] = 0.0f;
 #endif

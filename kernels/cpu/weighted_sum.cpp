@@ -11,18 +11,25 @@ namespace {
 
 #ifdef SNAPSTREAM_AVX2
 
-// Heads side by side: Heads x Chunks accumulators, a row skipped only when every head's weight
-// for it is zero.
+// Rows of one or two chunks leave too few independent FMA chains to hide their latency, so
+// their rows are dealt round-robin to several sets of accumulators, added pairwise at the end.
+// The split depends on the width only, never on how many heads share the pass.
+constexpr int chain_sets(int chunks) { return chunks == 1 ? 4 : chunks == 2 ? 2 : 1; }
+
+// Heads side by side: Sets x Heads x Chunks accumulators, a row skipped only when every head's
+// weight for it is zero.
 template <typename T, int Chunks, int Heads>
 void head_columns(const float* weights, int64_t weights_stride, const T* rows, int64_t count, int64_t stride, float* out,
                   int64_t out_stride) {
-  __m256 acc[Heads][Chunks];
-  for (auto& head : acc)
-    for (auto& a : head) a = _mm256_setzero_ps();
-  for (int64_t s = 0; s < count; ++s) {
+  constexpr int Sets = chain_sets(Chunks);
+  __m256 acc[Sets][Heads][Chunks];
+  for (auto& set : acc)
+    for (auto& head : set)
+      for (auto& a : head) a = _mm256_setzero_ps();
+  auto add_row = [&](int64_t s, __m256(&sums)[Heads][Chunks]) {
     bool any = false;
     for (int h = 0; h < Heads; ++h) any |= weights[h * weights_stride + s] != 0.0f;
-    if (!any) continue;
+    if (!any) return;
     const T* row = rows + s * stride;
     __m256 values[Chunks];
 #pragma GCC unroll 8
@@ -31,17 +38,31 @@ void head_columns(const float* weights, int64_t weights_stride, const T* rows, i
     for (int h = 0; h < Heads; ++h) {
       const __m256 w = _mm256_set1_ps(weights[h * weights_stride + s]);
 #pragma GCC unroll 8
-      for (int c = 0; c < Chunks; ++c) acc[h][c] = _mm256_fmadd_ps(w, values[c], acc[h][c]);
+      for (int c = 0; c < Chunks; ++c) sums[h][c] = _mm256_fmadd_ps(w, values[c], sums[h][c]);
     }
-  }
+  };
+  int64_t s = 0;
+  for (; s + Sets <= count; s += Sets)
+#pragma GCC unroll 4
+    for (int j = 0; j < Sets; ++j) add_row(s + j, acc[j]);
+#pragma GCC unroll 4
+  for (int j = 0; j + 1 < Sets; ++j)
+    if (s + j < count) add_row(s + j, acc[j]);
   for (int h = 0; h < Heads; ++h)
-    for (int c = 0; c < Chunks; ++c) _mm256_storeu_ps(out + h * out_stride + 8 * c, acc[h][c]);
+    for (int c = 0; c < Chunks; ++c) {
+      __m256 total = acc[0][h][c];
+      if constexpr (Sets == 4)
+        total = _mm256_add_ps(_mm256_add_ps(acc[0][h][c], acc[2][h][c]), _mm256_add_ps(acc[1][h][c], acc[3][h][c]));
+      else if constexpr (Sets == 2)
+        total = _mm256_add_ps(acc[0][h][c], acc[1][h][c]);
+      _mm256_storeu_ps(out + h * out_stride + 8 * c, total);
+    }
 }
 
-// At most eight accumulators per pass, whatever the split between heads and chunks.
+// At most eight accumulators per pass, whatever the split between sets, heads and chunks.
 constexpr int kMaxAccumulators = 8;
 
-template <typename T, int Chunks, int Heads = kMaxAccumulators / Chunks>
+template <typename T, int Chunks, int Heads = std::max(1, kMaxAccumulators / (Chunks * chain_sets(Chunks)))>
 void head_columns_of(int64_t heads, const float* weights, int64_t weights_stride, const T* rows, int64_t count,
                      int64_t stride, float* out, int64_t out_stride) {
   if constexpr (Heads > 1) {
@@ -74,7 +95,7 @@ void head_sums(const float* weights, int64_t weights_stride, int64_t heads, cons
 #ifdef SNAPSTREAM_AVX2
   for (; d + 8 <= width;) {
     const int64_t chunks = std::min<int64_t>(kMaxChunks, (width - d) / 8);
-    const int64_t per_pass = kMaxAccumulators / chunks;
+    const int64_t per_pass = std::max<int64_t>(1, kMaxAccumulators / (chunks * chain_sets(static_cast<int>(chunks))));
     for (int64_t h = 0; h < heads; h += per_pass)
       kHeadPasses<T>[chunks](std::min(per_pass, heads - h), weights + h * weights_stride, weights_stride, rows + d, count,
                              stride, out + h * out_stride + d, out_stride);

@@ -6,7 +6,9 @@
 namespace snapstream::kernels::cpu {
 
 // For h < heads: out[h * out_stride + d] = the sum over s < count of w_h[s] * rows[s * stride + d],
-// for d < width, with w_h = weights + h * weights_stride, summed in order of s. A row is skipped
+// for d < width, with w_h = weights + h * weights_stride. With AVX2, rows of 8 or 16 values are dealt
+// round-robin to 4 or 2 running sums, added pairwise at the end; wider rows are summed in order
+// of s, and so is every column past the last multiple of 8. A row is skipped
 // when every head's weight for it is exactly zero, so a masked-out row may hold anything, even
 // NaN; a row any head weighs must be finite. The heads are summed side by side, so each row is
 // read once for all of them (query heads sharing a KV head) and short rows still keep several
