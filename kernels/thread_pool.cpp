@@ -1,8 +1,10 @@
 // Worker threads spin briefly before sleeping, because decode issues many short parallel
-// calls per token and a sleeping wake-up costs more than the work of a small matrix. The
-// hand-off itself takes no lock while both sides are spinning: a job is published by bumping a
-// generation counter and finished by counting down, and the mutex and condition variables are
-// only touched when one side has gone to sleep.
+// calls per token and a sleeping wake-up costs more than the work of a small matrix. A job is
+// cut into a few chunks per thread that every thread, the caller included, claims from one
+// counter: a worker that is slow to arrive (descheduled on a busy machine, or asleep) leaves its
+// chunks to the others instead of holding the whole job up. The hand-off takes no lock while
+// both sides are spinning; the mutex and condition variables are only touched when one side
+// has gone to sleep.
 #include "kernels/thread_pool.h"
 
 #include "kernels/errors.h"
@@ -18,15 +20,28 @@
 
 namespace snapstream::kernels {
 namespace {
-// About 40 µs: long enough to bridge the serial gaps between a decode step's matmuls,
-// short enough not to starve other processes when the machine is oversubscribed.
-constexpr int kSpinIterations = 2000;
+// About 10 µs: long enough to bridge the serial gaps between a decode step's matmuls, short
+// enough to leave the cores to the server's network threads (and, on a shared machine, other
+// processes) between steps. A worker that went to sleep costs the caller nothing but the
+// wake-up call: the caller starts on the chunks without it.
+constexpr int kSpinIterations = 500;
+// Chunks per thread that may take part: enough for the others to absorb a late thread's
+// share, few enough that each chunk is still a long run of rows.
+constexpr int64_t kChunksPerShare = 4;
+
+// The claim counter: the job's number, its chunk count and its next unclaimed chunk, so a
+// thread decides what to run from one atomic word.
+constexpr uint64_t kFieldBits = 16;
+constexpr uint64_t kFieldMask = (uint64_t{1} << kFieldBits) - 1;
+constexpr uint64_t kJobShift = 2 * kFieldBits;
+constexpr uint64_t kJobMask = (uint64_t{1} << (64 - kJobShift)) - 1;  // job numbers wrap around
+constexpr int64_t kMaxChunks = static_cast<int64_t>(kFieldMask);
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   workers_.reserve(static_cast<size_t>(threads - 1));
-  for (int share = 1; share < threads; ++share) workers_.emplace_back([this, share] { worker_loop(share); });
+  for (int share = 1; share < threads; ++share) workers_.emplace_back([this] { worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -39,11 +54,26 @@ ThreadPool::~ThreadPool() {
   for (auto& worker : workers_) worker.join();
 }
 
-void ThreadPool::run_share(int share, int shares) {
-  if (share >= shares) return;
-  const int64_t begin = job_items_ * share / shares;
-  const int64_t end = job_items_ * (share + 1) / shares;
-  if (begin < end) (*job_)(begin, end);
+void ThreadPool::run_chunks(uint64_t job) {
+  uint64_t claim = claims_.load(std::memory_order_acquire);
+  for (;;) {
+    // The counter names its job, so a thread that arrives after the job has ended (and
+    // another may have begun) claims nothing from it.
+    if ((claim >> kJobShift) != job) return;
+    const int64_t chunk = static_cast<int64_t>(claim & kFieldMask);
+    const int64_t chunks = static_cast<int64_t>((claim >> kFieldBits) & kFieldMask);
+    if (chunk >= chunks) return;
+    if (!claims_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+    // The job cannot end before this chunk is counted done, so its fields stay valid here.
+    const int64_t begin = job_items_ * chunk / chunks;
+    const int64_t end = job_items_ * (chunk + 1) / chunks;
+    if (begin < end) (*job_)(begin, end);
+    if (done_chunks_.fetch_add(1) + 1 == chunks && caller_sleeping_.load()) {
+      std::lock_guard lock(mutex_);
+      done_cv_.notify_one();
+    }
+    claim = claims_.load(std::memory_order_acquire);
+  }
 }
 
 void ThreadPool::parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per_item) {
@@ -60,12 +90,14 @@ void ThreadPool::parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per
     fn(0, items);
     return;
   }
-  // Workers read these only after they see the new generation, and the previous job's readers
-  // have all counted down before the caller got here.
+  // Nobody reads these until the claim counter names the new job, and every chunk of the
+  // previous job was counted done before its caller returned.
+  const uint64_t job = ((claims_.load(std::memory_order_relaxed) >> kJobShift) + 1) & kJobMask;
+  const int64_t chunks = std::min<int64_t>({items, shares * kChunksPerShare, kMaxChunks});
   job_ = &fn;
   job_items_ = items;
-  job_shares_ = shares;
-  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  done_chunks_.store(0, std::memory_order_relaxed);
+  claims_.store(job << kJobShift | static_cast<uint64_t>(chunks) << kFieldBits, std::memory_order_release);
   // Sequentially consistent against a worker's "sleeping, then check the generation": either
   // it sees this job, or this sees it asleep and wakes it.
   generation_.fetch_add(1);
@@ -73,18 +105,18 @@ void ThreadPool::parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per
     std::lock_guard lock(mutex_);
     start_cv_.notify_all();
   }
-  run_share(0, shares);
+  run_chunks(job);
   for (int spin = 0; spin < kSpinIterations; ++spin) {
-    if (pending_.load(std::memory_order_acquire) == 0) return;
+    if (done_chunks_.load(std::memory_order_acquire) == chunks) return;
     SNAPSTREAM_CPU_RELAX();
   }
   std::unique_lock lock(mutex_);
   caller_sleeping_.store(true);
-  done_cv_.wait(lock, [this] { return pending_.load() == 0; });
+  done_cv_.wait(lock, [&] { return done_chunks_.load() == chunks; });
   caller_sleeping_.store(false);
 }
 
-void ThreadPool::worker_loop(int share) {
+void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
     bool started = false;
@@ -103,11 +135,7 @@ void ThreadPool::worker_loop(int share) {
     }
     seen = generation_.load(std::memory_order_acquire);
     if (stopping_.load(std::memory_order_acquire)) return;
-    run_share(share, job_shares_);
-    if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
-      std::lock_guard lock(mutex_);
-      done_cv_.notify_one();
-    }
+    run_chunks(claims_.load(std::memory_order_acquire) >> kJobShift);
   }
 }
 

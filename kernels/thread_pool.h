@@ -25,32 +25,36 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
-  // Splits [0, items) into at most size() contiguous shares and waits for all of them.
+  // Splits [0, items) into contiguous chunks (a few per thread that takes part), runs each
+  // once on whichever thread claims it first, and waits for all of them.
   // A call from a second thread while one runs throws KernelArgumentError.
   // `cost_per_item` (roughly multiply-adds) keeps small jobs on the calling thread, where a
   // hand-off would cost more than the work. Calls must not nest, and only one thread may call at a time.
   void parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per_item = kMinShareCost);
 
-  // Work below which a share is not worth handing to another thread.
-  static constexpr int64_t kMinShareCost = 1 << 15;
+  // Work below which a share is not worth handing to another thread: on a loaded machine (a
+  // server beside its network threads) smaller hand-offs cost more than they save.
+  static constexpr int64_t kMinShareCost = 1 << 17;
 
  private:
-  void worker_loop(int share);
-  void run_share(int share, int shares);
+  void worker_loop();
+  // Claims and runs chunks of `job` until none is left (or another job has begun).
+  void run_chunks(uint64_t job);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_cv_;
   std::condition_variable done_cv_;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  // The job's number, its chunk count and its next unclaimed chunk (thread_pool.cpp).
+  std::atomic<uint64_t> claims_{0};
+  std::atomic<int64_t> done_chunks_{0};
   std::atomic<int> sleeping_workers_{0};
   std::atomic<bool> caller_sleeping_{false};
   std::atomic<bool> busy_{false};
   std::atomic<bool> stopping_{false};
   const RangeFn* job_ = nullptr;
   int64_t job_items_ = 0;
-  int job_shares_ = 0;
 };
 
 }  // namespace snapstream::kernels

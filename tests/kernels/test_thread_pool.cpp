@@ -1,5 +1,7 @@
 // The thread pool runs every item exactly once, over many back-to-back calls.
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -19,4 +21,22 @@ TEST_CASE("parallel_for covers each item once", "[thread_pool]") {
       });
     for (auto& h : hits) REQUIRE(h.load() == 200);
   }
+}
+
+TEST_CASE("parallel_for runs each item once when threads arrive late or sleep between jobs", "[thread_pool]") {
+  // More threads than this machine has cores, and pauses longer than a worker spins: workers
+  // are descheduled or asleep when jobs start, so chunks go to whoever comes first.
+  ThreadPool pool(4);
+  constexpr int64_t kMostItems = 97;
+  std::vector<std::atomic<int>> hits(kMostItems);
+  std::vector<int> expected(kMostItems, 0);
+  for (int call = 0; call < 400; ++call) {
+    const int64_t items = 1 + call % kMostItems;
+    pool.parallel_for(items, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
+    }, ThreadPool::kMinShareCost);
+    for (int64_t i = 0; i < items; ++i) ++expected[static_cast<size_t>(i)];
+    if (call % 50 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  for (int64_t i = 0; i < kMostItems; ++i) REQUIRE(hits[static_cast<size_t>(i)].load() == expected[static_cast<size_t>(i)]);
 }
