@@ -21,7 +21,9 @@ std::optional<int32_t> RequestStream::next(std::chrono::milliseconds timeout) {
 
 std::optional<TokenEvent> RequestStream::next_event(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
-  ready_.wait_for(lock, timeout, [this] { return !tokens_.empty() || finished_; });
+  // A zero timeout is a poll: waiting on the condition variable would still cost a futex call
+  // and make every later push() wake this reader in the kernel.
+  if (timeout > std::chrono::milliseconds(0)) ready_.wait_for(lock, timeout, [this] { return !tokens_.empty() || finished_; });
   if (tokens_.empty()) return std::nullopt;
   TokenEvent token = std::move(tokens_.front());
   tokens_.pop_front();
@@ -59,22 +61,24 @@ std::vector<int32_t> RequestStream::collect() {
   return tokens;
 }
 
-void RequestStream::set_listener(std::function<void()> listener) {
-  bool pending = false;
+void RequestStream::set_listener(std::function<void()> listener, ListenFor when) {
+  bool pending = false, ended = false;
   {
     std::lock_guard lock(mutex_);
     listener_ = std::move(listener);
-    pending = !tokens_.empty() || finished_;
+    listen_for_ = when;
+    ended = finished_;
+    pending = ended || (when == ListenFor::EveryToken && !tokens_.empty());
   }
-  if (pending) notify();
+  if (pending) notify(ended);
 }
 
-void RequestStream::notify() {
+void RequestStream::notify(bool at_end) {
   ready_.notify_all();
   std::function<void()> listener;
   {
     std::lock_guard lock(mutex_);
-    listener = listener_;
+    if (at_end || listen_for_ == ListenFor::EveryToken) listener = listener_;
   }
   if (listener) listener();
 }
@@ -85,7 +89,7 @@ void RequestStream::push(TokenEvent token) {
     std::lock_guard lock(mutex_);
     tokens_.push_back(std::move(token));
   }
-  notify();
+  notify(false);
 }
 
 void RequestStream::finish(FinishReason reason, std::string error) {
@@ -96,7 +100,7 @@ void RequestStream::finish(FinishReason reason, std::string error) {
     reason_ = reason;
     error_ = std::move(error);
   }
-  notify();
+  notify(true);
 }
 
 }  // namespace snapstream::runtime

@@ -19,6 +19,10 @@
 namespace snapstream::runtime {
 
 enum class FinishReason : uint8_t { Stop, Length, Cancelled, Error };
+
+// When a stream's listener runs: after every token, or only once the stream has finished (a
+// client that reads everything at the end saves a wake-up per token).
+enum class ListenFor : uint8_t { EveryToken, End };
 std::string_view finish_reason_name(FinishReason reason);
 
 // What a client asks the engine for.
@@ -63,9 +67,10 @@ class RequestStream {
   // Reads every remaining token until the end.
   std::vector<int32_t> collect();
   // Event-driven clients (the HTTP server): `listener` runs on the engine thread after every
-  // token and at the end, and once at once if anything is already there. It must only hand
-  // the news on (post to an event loop); the client then drains with next(0ms).
-  void set_listener(std::function<void()> listener);
+  // token (ListenFor::EveryToken only) and at the end, and at once if what it listens for is
+  // already there. It must only hand the news on (post to an event loop); the client then
+  // drains with next(0ms).
+  void set_listener(std::function<void()> listener, ListenFor when = ListenFor::EveryToken);
 
   // Engine side.
   void push(int32_t token) { push(TokenEvent{token, 0.0f, {}, {}}); }
@@ -76,7 +81,8 @@ class RequestStream {
   void finish(FinishReason reason, std::string error = {});
 
  private:
-  void notify();
+  // Wakes blocked readers and runs the listener if it listens for this news.
+  void notify(bool at_end);
 
   mutable std::mutex mutex_;
   std::condition_variable ready_;
@@ -87,7 +93,8 @@ class RequestStream {
   std::string error_;
   std::atomic<bool> cancel_requested_{false};
   double device_submitted_at_ = -1.0;
-  std::function<void()> listener_;  // guarded by mutex_
+  std::function<void()> listener_;  // guarded by mutex_, as is listen_for_
+  ListenFor listen_for_ = ListenFor::EveryToken;
 };
 
 }  // namespace snapstream::runtime

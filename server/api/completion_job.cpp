@@ -80,8 +80,10 @@ class Job : public std::enable_shared_from_this<Job> {
       responder_->begin_stream(200, "text/event-stream");
       if (request_.echo || request_.endpoint == Endpoint::Chat) send_openings();
     }
+    // A whole answer without stop strings has nothing to do before the end: no wake-up per token.
+    const auto listen_for = request_.stream || !request_.stop.empty() ? runtime::ListenFor::EveryToken : runtime::ListenFor::End;
     for (auto& choice : choices_)
-      choice.stream->set_listener([self] { boost::asio::post(self->strand_, [self] { self->drain(); }); });
+      choice.stream->set_listener([self] { boost::asio::post(self->strand_, [self] { self->drain(); }); }, listen_for);
   }
 
  private:
