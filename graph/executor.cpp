@@ -61,6 +61,7 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
     throw GraphError("a decode step needs one position per sequence");
   if (!rows.shifted_positions.empty() && static_cast<int64_t>(rows.shifted_positions.size()) != real_rows_)
     throw GraphError("shifted positions, when given, need one per sequence");
+  const kernels::ThreadPool::Burst burst(pool_);
   run_ops(graph.ops, std::nullopt);
   return tensor(graph.ops.back().outputs.front());
 }

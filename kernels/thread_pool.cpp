@@ -1,5 +1,6 @@
 // Worker threads spin briefly before sleeping, because decode issues many short parallel
-// calls per token and a sleeping wake-up costs more than the work of a small matrix. A job is
+// calls per token and a sleeping wake-up costs more than the work of a small matrix; during a
+// Burst (a whole graph run) they do not sleep between jobs at all. A job is
 // cut into a few chunks per thread that every thread, the caller included, claims from one
 // counter: a worker that is slow to arrive (descheduled on a busy machine, or asleep) leaves its
 // chunks to the others instead of holding the whole job up. The hand-off takes no lock while
@@ -25,6 +26,9 @@ namespace {
 // processes) between steps. A worker that went to sleep costs the caller nothing but the
 // wake-up call: the caller starts on the chunks without it.
 constexpr int kSpinIterations = 500;
+// Inside a burst the caller waits up to about 200 µs for the last chunks: a worker that has
+// them is running and done soon, and a sleeping caller would need a wake-up call.
+constexpr int kBurstCallerSpins = 10000;
 // Chunks per thread that may take part: enough for the others to absorb a late thread's
 // share, few enough that each chunk is still a long run of rows.
 constexpr int64_t kChunksPerShare = 4;
@@ -106,7 +110,8 @@ void ThreadPool::parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per
     start_cv_.notify_all();
   }
   run_chunks(job);
-  for (int spin = 0; spin < kSpinIterations; ++spin) {
+  const int caller_spins = bursts_.load(std::memory_order_relaxed) > 0 ? kBurstCallerSpins : kSpinIterations;
+  for (int spin = 0; spin < caller_spins; ++spin) {
     if (done_chunks_.load(std::memory_order_acquire) == chunks) return;
     SNAPSTREAM_CPU_RELAX();
   }
@@ -120,7 +125,7 @@ void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
     bool started = false;
-    for (int spin = 0; spin < kSpinIterations; ++spin) {
+    for (int spin = 0; spin < kSpinIterations || bursts_.load(std::memory_order_relaxed) > 0; ++spin) {
       if (generation_.load(std::memory_order_acquire) != seen) {
         started = true;
         break;

@@ -32,6 +32,20 @@ class ThreadPool {
   // hand-off would cost more than the work. Calls must not nest, and only one thread may call at a time.
   void parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per_item = kMinShareCost);
 
+  // While one lives, idle workers keep spinning between jobs instead of going to sleep: a graph
+  // run issues its jobs back to back with short serial ops between them, and a worker woken
+  // from sleep for each would cost more than those ops. Scopes may nest.
+  class Burst {
+   public:
+    explicit Burst(ThreadPool& pool) : pool_(pool) { pool_.bursts_.fetch_add(1, std::memory_order_relaxed); }
+    ~Burst() { pool_.bursts_.fetch_sub(1, std::memory_order_relaxed); }
+    Burst(const Burst&) = delete;
+    Burst& operator=(const Burst&) = delete;
+
+   private:
+    ThreadPool& pool_;
+  };
+
   // Work below which a share is not worth handing to another thread: on a loaded machine (a
   // server beside its network threads) smaller hand-offs cost more than they save.
   static constexpr int64_t kMinShareCost = 1 << 17;
@@ -51,6 +65,7 @@ class ThreadPool {
   std::atomic<int64_t> done_chunks_{0};
   std::atomic<int> sleeping_workers_{0};
   std::atomic<bool> caller_sleeping_{false};
+  std::atomic<int> bursts_{0};
   std::atomic<bool> busy_{false};
   std::atomic<bool> stopping_{false};
   const RangeFn* job_ = nullptr;

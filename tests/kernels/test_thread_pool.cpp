@@ -40,3 +40,32 @@ TEST_CASE("parallel_for runs each item once when threads arrive late or sleep be
   }
   for (int64_t i = 0; i < kMostItems; ++i) REQUIRE(hits[static_cast<size_t>(i)].load() == expected[static_cast<size_t>(i)]);
 }
+
+TEST_CASE("parallel_for inside bursts runs each item once, and the pool sleeps again after them", "[thread_pool]") {
+  ThreadPool pool(3);
+  constexpr int64_t kItems = 64;
+  std::vector<std::atomic<int>> hits(kItems);
+  auto count = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
+  };
+  int calls = 0;
+  for (int round = 0; round < 20; ++round) {
+    const ThreadPool::Burst outer(pool);
+    pool.parallel_for(kItems, count, ThreadPool::kMinShareCost);
+    ++calls;
+    {
+      const ThreadPool::Burst inner(pool);
+      pool.parallel_for(kItems, count, ThreadPool::kMinShareCost);
+      ++calls;
+    }
+    // A serial gap longer than a worker's spin outside a burst.
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    pool.parallel_for(kItems, count, ThreadPool::kMinShareCost);
+    ++calls;
+  }
+  // Outside any burst the workers fall asleep; a job still wakes them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  pool.parallel_for(kItems, count, ThreadPool::kMinShareCost);
+  ++calls;
+  for (int64_t i = 0; i < kItems; ++i) REQUIRE(hits[static_cast<size_t>(i)].load() == calls);
+}
