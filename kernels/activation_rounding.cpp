@@ -26,9 +26,16 @@ void round_q8_k(const float* x, int64_t n, float* out) {
 // The value of largest magnitude maps to -127 (scale -max / 127, kept in f32); the opposite
 // end may round to 128, which is clamped to 127.
 void quantize_q8_k_block(const float* x, int64_t n, int8_t* q, float& scale) {
+  // The first value of the largest magnitude, found as the largest magnitude (a reduction that
+  // vectorises) and then its first holder.
+  float largest = 0.0f;
+  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, std::fabs(x[i]));
   float extreme = 0.0f;
-  for (int64_t i = 0; i < n; ++i)
-    if (std::fabs(x[i]) > std::fabs(extreme)) extreme = x[i];
+  for (int64_t i = 0; i < n && largest != 0.0f; ++i)
+    if (std::fabs(x[i]) == largest) {
+      extreme = x[i];
+      break;
+    }
   if (extreme == 0.0f) {
     std::fill_n(q, n, int8_t{0});
     scale = 0.0f;

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include <climits>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/integer_dot_blocks.h"
@@ -435,20 +436,15 @@ inline void add_q6_k_shares(const std::byte* block, int64_t b, const __m256i (&s
 // 64 values per 512-bit register. Q4_K/Q5_K: chunk c's 32 bytes of qs fill both halves and the
 // high half shifts down a nibble, so values 64c..64c+63 come out in order, as the activations
 // lie; the fifth bits are bits 2c (low half) and 2c+1 (high half) of the 32 qh bytes.
-// Block b's integer lane sums against M activation rows: scaled[j] holds eight lanes of
-// scale · value · activation and mins[j] eight lanes of min · (sums of 16 activations).
+// Block b's integer lane sums of scale · value · activation against M activation rows, given
+// the block's eight sub-block scales as 16-bit values in every 128-bit lane (scale16).
 template <bool FifthBit, int M>
-inline void q45_k_block_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M],
-                              __m256i (&mins)[M]) {
+inline void q45_k_scaled_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m512i scale16,
+                               __m256i (&scaled)[M]) {
   const __m512i nibble = _mm512_set1_epi8(0x0F), one = _mm512_set1_epi8(1);
   const __m512i half_shifts = _mm512_set_epi64(4, 4, 4, 4, 0, 0, 0, 0);
   const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
   [[maybe_unused]] const __m512i qh = FifthBit ? _mm512_broadcast_i64x4(load32(block + kQ5_KQh)) : _mm512_setzero_si512();
-  const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
-  // Each min twice, one per 16-value activation sum of its sub-block.
-  const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
-  const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
-  const __m512i scale16 = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(scales_and_mins));
   // Even and odd chunks add into separate registers (integers: the order changes nothing).
   __m512i acc[2][M];
   for (auto& half : acc)
@@ -468,8 +464,121 @@ inline void q45_k_block_lanes(const std::byte* block, int64_t b, const Quantised
   for (int j = 0; j < M; ++j) {
     const __m512i both = _mm512_add_epi32(acc[0][j], acc[1][j]);
     scaled[j] = _mm256_add_epi32(_mm512_castsi512_si256(both), _mm512_extracti64x4_epi64(both, 1));
-    mins[j] = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
   }
+}
+
+// q45_k_scaled_lanes with the block's own scales unpacked, and mins[j]: eight lanes of
+// min · (sums of 16 activations), each min twice.
+template <bool FifthBit, int M>
+inline void q45_k_block_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M],
+                              __m256i (&mins)[M]) {
+  const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
+  const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
+  const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
+  q45_k_scaled_lanes<FifthBit, M>(block, b, x, _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(scales_and_mins)), scaled);
+  for (int j = 0; j < M; ++j) mins[j] = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
+}
+
+// The scales and mins of one block in sixteen rows, unpacked side by side (unpack_k_scales_x86's
+// bit moves on all rows at once): lane r of scales[0] holds row r's scales 0-3 as bytes, of
+// scales[1] its scales 4-7; mins likewise.
+struct KScales16 {
+  __m512i scales[2];
+  __m512i mins[2];
+};
+inline KScales16 unpack_k_scales16(const std::byte* packed, __m512i row_offsets) {
+  const __m512i word0 = _mm512_i32gather_epi32(row_offsets, packed, 1);
+  const __m512i word1 = _mm512_i32gather_epi32(row_offsets, packed + 4, 1);
+  const __m512i word2 = _mm512_i32gather_epi32(row_offsets, packed + 8, 1);
+  const __m512i low6 = _mm512_set1_epi32(0x3F3F3F3F), low4 = _mm512_set1_epi32(0x0F0F0F0F);
+  const __m512i top2 = _mm512_set1_epi32(0x03030303);
+  KScales16 out;
+  out.scales[0] = _mm512_and_si512(word0, low6);
+  out.mins[0] = _mm512_and_si512(word1, low6);
+  out.scales[1] = _mm512_or_si512(_mm512_and_si512(word2, low4),
+                                  _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(word0, 6), top2), 4));
+  out.mins[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(word2, 4), low4),
+                                _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(word1, 6), top2), 4));
+  return out;
+}
+
+// The sixteen rows' scales widened to 16 bits, four rows per register: interleaving scales[0]
+// and scales[1] puts rows 4L and 4L + 1 (first) or 4L + 2 and 4L + 3 (second) in 128-bit lane L,
+// so wide[0] holds rows 0 1 4 5, wide[1] rows 8 9 12 13, wide[2] rows 2 3 6 7, wide[3] rows 10 11 14 15.
+struct KRowScales16 {
+  __m512i wide[4];
+
+  explicit KRowScales16(const KScales16& unpacked) {
+    const __m512i first = _mm512_unpacklo_epi32(unpacked.scales[0], unpacked.scales[1]);
+    const __m512i second = _mm512_unpackhi_epi32(unpacked.scales[0], unpacked.scales[1]);
+    wide[0] = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(first));
+    wide[1] = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(first, 1));
+    wide[2] = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(second));
+    wide[3] = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(second, 1));
+  }
+  // Row r's eight scales in every 128-bit lane, as q45_k_scaled_lanes takes them.
+  __m512i row(int r) const {
+    const int quarter = r / 4, within = r % 4;
+    const __m512i& source = wide[(within < 2 ? 0 : 2) + (quarter >= 2 ? 1 : 0)];
+    const int64_t lane = 2 * (quarter % 2) + within % 2;
+    return _mm512_permutexvar_epi64(_mm512_set_epi64(2 * lane + 1, 2 * lane, 2 * lane + 1, 2 * lane, 2 * lane + 1, 2 * lane,
+                                                     2 * lane + 1, 2 * lane),
+                                    source);
+  }
+};
+
+// The sixteen rows' Σ min · (activation sum) of block b against activation row x: the integer
+// the mins lanes of q45_k_block_lanes add up to, one row per lane.
+inline __m512i k_mins16(const KScales16& unpacked, const QuantisedRowView& x, int64_t b) {
+  alignas(32) int32_t sub_sums[8];  // each 32-value sub-block's activation sum
+  _mm256_store_si256(reinterpret_cast<__m256i*>(sub_sums), _mm256_madd_epi16(load32(x.sums16 + 16 * b), _mm256_set1_epi16(1)));
+  const __m512i byte = _mm512_set1_epi32(0xFF);
+  __m512i total = _mm512_setzero_si512();
+  for (int s = 0; s < 8; ++s) {
+    const __m512i min = _mm512_and_si512(_mm512_srli_epi32(unpacked.mins[s / 4], 8 * (s % 4)), byte);
+    total = _mm512_add_epi32(total, _mm512_mullo_epi32(min, _mm512_set1_epi32(sub_sums[s])));
+  }
+  return total;
+}
+
+// Q4_K/Q5_K, sixteen weight rows side by side: the scales and mins of all sixteen unpacked at
+// once per block, the mins' integer sums taken sixteen rows a lane, then the same float steps as
+// k_side16 (so the same bits as every other path).
+template <bool FifthBit, int M>
+void k45_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, float* out,
+                int64_t out_stride, bool prefetch_next) {
+  constexpr int64_t kBytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
+  const __m512i row_offsets = group_row_offsets(row_stride);
+  __m512 totals[M];
+  for (int j = 0; j < M; ++j) totals[j] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * kBytes;
+    if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
+    const KScales16 unpacked = unpack_k_scales16(block + kKScales, row_offsets);
+    const KRowScales16 row_scales(unpacked);
+    // Rows k (low half) and k + 8 (high half) in pair k, as row_sums16 takes them.
+    __m512i scales[kGroupRows];
+#pragma GCC unroll 16
+    for (int k = 0; k < kGroupRows; ++k) scales[k] = row_scales.row(k);
+    __m512i scaled_pairs[M][8];
+    for (int k = 0; k < 8; ++k) {
+      __m256i low[M], high[M];
+      q45_k_scaled_lanes<FifthBit, M>(block + k * row_stride, b, x, scales[k], low);
+      q45_k_scaled_lanes<FifthBit, M>(block + (k + 8) * row_stride, b, x, scales[k + 8], high);
+      for (int j = 0; j < M; ++j) scaled_pairs[j][k] = _mm512_inserti64x4(_mm512_castsi256_si512(low[j]), high[j], 1);
+    }
+    const __m512i heads = _mm512_i32gather_epi32(row_offsets, block, 1);
+    const __m512 d = low_f16s(heads);
+    const __m512 dmin = low_f16s(_mm512_srli_epi32(heads, 16));
+    for (int j = 0; j < M; ++j) {
+      const __m512 a = _mm512_set1_ps(x[j].scales[b]);
+      const __m512 share =
+          _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(d, a), _mm512_cvtepi32_ps(row_sums16(scaled_pairs[j]))),
+                        _mm512_mul_ps(_mm512_mul_ps(dmin, a), _mm512_cvtepi32_ps(k_mins16(unpacked, x[j], b))));
+      totals[j] = _mm512_add_ps(totals[j], share);
+    }
+  }
+  for (int j = 0; j < M; ++j) _mm512_storeu_ps(out + j * out_stride, totals[j]);
 }
 
 // Q6_K, 64 values per register: a half's 64 ql bytes give values 0-63 (low nibbles) and 64-127
@@ -748,7 +857,10 @@ void run_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const Qu
   if constexpr (M < kTileRows) {
     if (m != M) return run_side16<Type, M + 1>(w, row_stride, blocks, x, m, out, out_stride, prefetch_next);
   }
-  k_side16<Type, M>(w, row_stride, blocks, x, out, out_stride, prefetch_next);
+  if constexpr (std::is_same_v<Type, Q45K<false>> || std::is_same_v<Type, Q45K<true>>)
+    k45_side16<std::is_same_v<Type, Q45K<true>>, M>(w, row_stride, blocks, x, out, out_stride, prefetch_next);
+  else
+    k_side16<Type, M>(w, row_stride, blocks, x, out, out_stride, prefetch_next);
 }
 #else
 template <int M>
