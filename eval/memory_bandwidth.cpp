@@ -37,16 +37,17 @@ BandwidthResult measure_bandwidth(kernels::ThreadPool& pool, int64_t buffer_byte
     }
   });
   const std::vector<float> ones(kChunkFloats, 1.0f);
-  std::vector<double> sums(static_cast<size_t>(pool.size()) * 16, 0.0);
+  // One sum per chunk, written by whichever thread ran the chunk: it keeps the reads from
+  // being optimised away, and no two threads ever write the same one.
+  std::vector<double> sums(static_cast<size_t>(chunks), 0.0);
 
   BandwidthResult result;
   result.buffer_bytes = floats * 4;
   result.threads = pool.size();
   const double read_s = best_seconds(repeats, [&] {
     pool.parallel_for(chunks, [&](int64_t begin, int64_t end) {
-      double sum = 0.0;
-      for (int64_t c = begin; c < end; ++c) sum += kernels::cpu::dot_f32(source.data() + c * kChunkFloats, ones.data(), kChunkFloats);
-      sums[static_cast<size_t>(begin * pool.size() / chunks) * 16] += sum;  // keeps the loop from being optimised away
+      for (int64_t c = begin; c < end; ++c)
+        sums[static_cast<size_t>(c)] += kernels::cpu::dot_f32(source.data() + c * kChunkFloats, ones.data(), kChunkFloats);
     });
   });
   const double copy_s = best_seconds(repeats, [&] {
