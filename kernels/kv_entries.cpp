@@ -38,7 +38,8 @@ void store_row(const float* values, DType dtype, int64_t head_dim, std::byte* ro
 void write_entry(const float* token, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t entry, KvRows cache) {
   require(token && cache.data, "write_entry", "null buffer");
   require(is_kv_dtype(cache.dtype), "write_entry", "a cache stores F32 or F16");
-  require(entry >= 0 && entry < capacity, "write_entry", "entry " + std::to_string(entry) + " outside the capacity");
+  require(entry >= 0 && entry < capacity, "write_entry",
+          [&] { return "entry " + std::to_string(entry) + " outside the capacity"; });
   for (int64_t kv = 0; kv < kv_heads; ++kv)
     store_row(token + kv * head_dim, cache.dtype, head_dim, cache.row(kv * capacity + entry, head_dim));
 }

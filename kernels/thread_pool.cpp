@@ -29,6 +29,9 @@ constexpr int kSpinIterations = 500;
 // Inside a burst the caller waits up to about 200 µs for the last chunks: a worker that has
 // them is running and done soon, and a sleeping caller would need a wake-up call.
 constexpr int kBurstCallerSpins = 10000;
+// Inside a burst the workers are spinning, so a hand-off costs about one cache-line transfer
+// and shares this small (a few microseconds of work) are still worth splitting.
+constexpr int64_t kBurstMinShareCost = 1 << 13;
 // Chunks per thread that may take part: enough for the others to absorb a late thread's
 // share, few enough that each chunk is still a long run of rows.
 constexpr int64_t kChunksPerShare = 4;
@@ -89,7 +92,8 @@ void ThreadPool::parallel_for(int64_t items, const RangeFn& fn, int64_t cost_per
     ~Release() { flag.store(false, std::memory_order_release); }
   } release{busy_};
   const int64_t total_cost = items * std::max<int64_t>(1, cost_per_item);
-  const int shares = static_cast<int>(std::min<int64_t>({size(), items, std::max<int64_t>(1, total_cost / kMinShareCost)}));
+  const int64_t min_share_cost = bursts_.load(std::memory_order_relaxed) > 0 ? kBurstMinShareCost : kMinShareCost;
+  const int shares = static_cast<int>(std::min<int64_t>({size(), items, std::max<int64_t>(1, total_cost / min_share_cost)}));
   if (shares == 1) {
     fn(0, items);
     return;

@@ -47,7 +47,8 @@ class ThreadPool {
   };
 
   // Work below which a share is not worth handing to another thread: on a loaded machine (a
-  // server beside its network threads) smaller hand-offs cost more than they save.
+  // server beside its network threads) smaller hand-offs cost more than they save. Inside a
+  // Burst, where the workers are already spinning, a much smaller share is split (thread_pool.cpp).
   static constexpr int64_t kMinShareCost = 1 << 17;
 
  private:
