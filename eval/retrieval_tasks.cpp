@@ -1,0 +1,264 @@
+// Builds retrieval task instances: each task's facts, question and answer from its templates,
+// a haystack cut to the length left over, and the facts placed at sentence boundaries drawn
+// from the seed (facts whose order carries meaning, a chain's or a list's, keep it).
+#include "eval/retrieval_tasks.h"
+
+#include <algorithm>
+#include <array>
+
+#include "runtime/errors.h"
+
+namespace snapstream::eval {
+namespace {
+
+// Names of the kind the stories260K vocabulary was trained on, so the facts read as its text.
+constexpr std::array<std::string_view, 24> kNames = {"Lily", "Tom",  "Ben", "Sue",  "Max",  "Mia",  "Sam",  "Anna",
+                                                     "Tim",  "Jack", "Lucy", "Bob", "Amy",  "Zoe",  "Leo",  "Kate",
+                                                     "Jill", "Dan",  "Emma", "Fred", "Rose", "Jake", "Molly", "Sara"};
+constexpr int64_t kLowestValue = 1000;  // four-digit numbers
+constexpr int64_t kValueCount = 9000;
+constexpr int64_t kMultiKeyFacts = 4;     // the asked one among three others
+constexpr int64_t kMultiValueFacts = 4;   // numbers of the one name
+constexpr int64_t kMultiQueryFacts = 4;   // facts, of which kMultiQueryAsked are asked for
+constexpr int64_t kMultiQueryAsked = 2;
+constexpr int64_t kChainLength = 4;       // names along each variable-tracking chain
+
+struct TaskName {
+  const char* name;
+  RetrievalTask task;
+};
+constexpr std::array<TaskName, 5> kTasks = {{{"niah", RetrievalTask::SingleNeedle},
+                                             {"multikey", RetrievalTask::MultiKey},
+                                             {"multivalue", RetrievalTask::MultiValue},
+                                             {"multiquery", RetrievalTask::MultiQuery},
+                                             {"vt", RetrievalTask::VariableTracking}}};
+
+// SplitMix64: the same draws from the same seed on every platform (the standard library's
+// distributions are not specified bit for bit).
+class Draws {
+ public:
+  explicit Draws(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  int64_t below(int64_t n) { return static_cast<int64_t>(next() % static_cast<uint64_t>(n)); }
+
+ private:
+  uint64_t state_;
+};
+
+// A task's text before placement: facts in groups whose inner order the text keeps.
+struct TaskText {
+  std::vector<std::vector<std::string>> groups;
+  std::string question;
+  std::string answer;
+};
+
+std::vector<std::string_view> draw_names(Draws& draws, int64_t count) {
+  std::vector<std::string_view> names(kNames.begin(), kNames.end());
+  for (int64_t i = 0; i < count; ++i) std::swap(names[static_cast<size_t>(i)], names[static_cast<size_t>(i + draws.below(static_cast<int64_t>(names.size()) - i))]);
+  names.resize(static_cast<size_t>(count));
+  return names;
+}
+
+std::vector<std::string> draw_values(Draws& draws, int64_t count) {
+  std::vector<int64_t> values;
+  while (static_cast<int64_t>(values.size()) < count) {
+    const int64_t value = kLowestValue + draws.below(kValueCount);
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  std::vector<std::string> text;
+  for (const int64_t value : values) text.push_back(std::to_string(value));
+  return text;
+}
+
+std::string number_fact(std::string_view name, const std::string& value) {
+  return "The secret number of " + std::string(name) + " is " + value + ".";
+}
+
+// "a, b, c, d" or "a and b".
+std::string listed(const std::vector<std::string>& items, const char* last_separator) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) text += i + 1 == items.size() ? last_separator : ", ";
+    text += items[i];
+  }
+  return text;
+}
+
+TaskText task_text(RetrievalTask task, Draws& draws) {
+  TaskText text;
+  switch (task) {
+    case RetrievalTask::SingleNeedle:
+    case RetrievalTask::MultiKey: {
+      const int64_t facts = task == RetrievalTask::SingleNeedle ? 1 : kMultiKeyFacts;
+      const auto names = draw_names(draws, facts);
+      const auto values = draw_values(draws, facts);
+      for (int64_t i = 0; i < facts; ++i) text.groups.push_back({number_fact(names[static_cast<size_t>(i)], values[static_cast<size_t>(i)])});
+      const std::string name(names[0]);
+      text.question = "What is the secret number of " + name + "? The secret number of " + name + " is";
+      text.answer = " " + values[0] + ".";
+      break;
+    }
+    case RetrievalTask::MultiValue: {
+      const std::string name(draw_names(draws, 1)[0]);
+      const auto values = draw_values(draws, kMultiValueFacts);
+      text.groups.emplace_back();
+      for (const auto& value : values) text.groups[0].push_back("One of the secret numbers of " + name + " is " + value + ".");
+      text.question = "What are all the secret numbers of " + name + "? The secret numbers of " + name + " are";
+      text.answer = " " + listed(values, ", ") + ".";
+      break;
+    }
+    case RetrievalTask::MultiQuery: {
+      const auto names = draw_names(draws, kMultiQueryFacts);
+      const auto values = draw_values(draws, kMultiQueryFacts);
+      for (int64_t i = 0; i < kMultiQueryFacts; ++i) text.groups.push_back({number_fact(names[static_cast<size_t>(i)], values[static_cast<size_t>(i)])});
+      std::vector<std::string> asked_names, asked_values;
+      for (int64_t i = 0; i < kMultiQueryAsked; ++i) {
+        asked_names.emplace_back(names[static_cast<size_t>(i)]);
+        asked_values.push_back(values[static_cast<size_t>(i)]);
+      }
+      text.question = "What are the secret numbers of " + listed(asked_names, " and ") + "? They are";
+      text.answer = " " + listed(asked_values, " and ") + ".";
+      break;
+    }
+    case RetrievalTask::VariableTracking: {
+      // Two chains, each passing its own number along kChainLength names; the second is the distractor.
+      const auto names = draw_names(draws, 2 * kChainLength);
+      const auto values = draw_values(draws, 2);
+      for (int64_t chain = 0; chain < 2; ++chain) {
+        auto& group = text.groups.emplace_back();
+        const auto first = names.begin() + chain * kChainLength;
+        group.push_back(std::string(first[0]) + " has the number " + values[static_cast<size_t>(chain)] + ".");
+        for (int64_t i = 1; i < kChainLength; ++i)
+          group.push_back(std::string(first[i]) + " has the same number as " + std::string(first[i - 1]) + ".");
+      }
+      text.question = "Who has the number " + values[0] + "? They are";
+      text.answer = " " + listed(std::vector<std::string>(names.begin(), names.begin() + kChainLength), ", ") + ".";
+      break;
+    }
+  }
+  return text;
+}
+
+// The ids of " " + text as it follows earlier text: SentencePiece adds that space itself.
+std::vector<int32_t> continuation_ids(const runtime::Tokenizer& tokenizer, const std::string& text) {
+  const auto& vocabulary = tokenizer.vocabulary();
+  if (vocabulary.model == runtime::TokenizerModel::SentencePiece && vocabulary.add_space_prefix)
+    return tokenizer.encode(text, false);
+  return tokenizer.encode(" " + text, false);
+}
+
+std::string_view trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\n");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t\n") - first + 1);
+}
+
+void append(std::vector<int32_t>& ids, const std::vector<int32_t>& more) { ids.insert(ids.end(), more.begin(), more.end()); }
+
+}  // namespace
+
+RetrievalTask parse_retrieval_task(std::string_view name) {
+  for (const auto& entry : kTasks)
+    if (name == entry.name) return entry.task;
+  throw runtime::ConfigError("unknown task '" + std::string(name) + "': use niah, multikey, multivalue, multiquery or vt");
+}
+
+std::string_view retrieval_task_name(RetrievalTask task) {
+  for (const auto& entry : kTasks)
+    if (entry.task == task) return entry.name;
+  throw runtime::ContractError("retrieval task without a name");
+}
+
+Haystack::Haystack(const std::vector<std::string>& texts, const runtime::Tokenizer& tokenizer) {
+  for (const auto& text : texts) {
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find_first_of(".!?", start);
+      end = end == std::string::npos ? text.size() : end + 1;
+      const auto sentence = trimmed(std::string_view(text).substr(start, end - start));
+      if (!sentence.empty()) sentences_.push_back(continuation_ids(tokenizer, std::string(sentence)));
+      start = end;
+    }
+  }
+  if (sentences_.empty()) throw runtime::InvalidRequestError("the haystack texts hold no sentence");
+}
+
+TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haystack& haystack,
+                                const runtime::Tokenizer& tokenizer, uint64_t seed, int64_t index) {
+  Draws draws(seed ^ (0x51ED270B7A3F9C1Dull * static_cast<uint64_t>(index + 1)) ^ (static_cast<uint64_t>(task) << 56));
+  const TaskText text = task_text(task, draws);
+  TaskInstance instance;
+  instance.task = task;
+  instance.answer = text.answer;
+  instance.answer_ids = continuation_ids(tokenizer, std::string(trimmed(text.answer)));
+  const auto question = continuation_ids(tokenizer, text.question);
+  std::vector<std::vector<std::vector<int32_t>>> groups;
+  const bool with_bos = tokenizer.vocabulary().add_bos && tokenizer.bos_id() >= 0;
+  int64_t fact_count = 0, fixed = with_bos ? 1 : 0;
+  for (const auto& group : text.groups) {
+    auto& ids = groups.emplace_back();
+    for (const auto& fact : group) {
+      ids.push_back(continuation_ids(tokenizer, fact));
+      fixed += static_cast<int64_t>(ids.back().size());
+      ++fact_count;
+    }
+  }
+  fixed += static_cast<int64_t>(question.size() + instance.answer_ids.size());
+  if (length < fixed)
+    throw runtime::InvalidRequestError("task " + std::string(retrieval_task_name(task)) + " needs at least " +
+                                       std::to_string(fixed) + " tokens for its facts and question; asked for " +
+                                       std::to_string(length));
+
+  // The haystack: sentences in order from a random one, the last cut to fill the length exactly.
+  const auto& sentences = haystack.sentences();
+  std::vector<std::vector<int32_t>> cut;
+  int64_t filler = length - fixed;
+  for (int64_t next = draws.below(static_cast<int64_t>(sentences.size())); filler > 0; next = (next + 1) % static_cast<int64_t>(sentences.size())) {
+    const auto& sentence = sentences[static_cast<size_t>(next)];
+    const int64_t take = std::min<int64_t>(filler, static_cast<int64_t>(sentence.size()));
+    cut.emplace_back(sentence.begin(), sentence.begin() + take);
+    filler -= take;
+  }
+
+  // Each fact goes before a sentence (or at the end), at boundaries drawn independently; sorted
+  // boundaries are dealt to the groups in a random interleaving that keeps each group's order.
+  std::vector<int64_t> boundaries;
+  for (int64_t i = 0; i < fact_count; ++i) boundaries.push_back(draws.below(static_cast<int64_t>(cut.size()) + 1));
+  std::sort(boundaries.begin(), boundaries.end());
+  std::vector<size_t> taken(groups.size(), 0);
+  std::vector<std::vector<const std::vector<int32_t>*>> at(cut.size() + 1);
+  for (int64_t remaining = fact_count; remaining > 0; --remaining) {
+    int64_t pick = draws.below(remaining);
+    size_t g = 0;
+    for (;; ++g) {
+      const auto left = static_cast<int64_t>(groups[g].size() - taken[g]);
+      if (pick < left) break;
+      pick -= left;
+    }
+    at[static_cast<size_t>(boundaries[static_cast<size_t>(fact_count - remaining)])].push_back(&groups[g][taken[g]++]);
+  }
+
+  if (with_bos) instance.prompt.push_back(tokenizer.bos_id());
+  for (size_t b = 0; b <= cut.size(); ++b) {
+    for (const auto* fact : at[b]) {
+      instance.fact_positions.push_back(static_cast<int64_t>(instance.prompt.size()));
+      append(instance.prompt, *fact);
+    }
+    if (b < cut.size()) append(instance.prompt, cut[b]);
+  }
+  append(instance.prompt, question);
+  return instance;
+}
+
+bool answers(const TaskInstance& instance, std::string_view completion) {
+  const auto end = completion.find('.');
+  if (end == std::string_view::npos) return false;
+  return trimmed(completion.substr(0, end + 1)) == trimmed(instance.answer);
+}
+
+}  // namespace snapstream::eval

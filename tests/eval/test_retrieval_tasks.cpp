@@ -1,0 +1,141 @@
+// Retrieval task instances: exact lengths, the same instance from the same seed, facts where the
+// positions say with their order kept, answers that follow from the facts, and the exact-match scorer.
+#include <catch2/catch.hpp>
+#include <regex>
+
+#include "eval/retrieval_tasks.h"
+#include "runtime/errors.h"
+#include "runtime/model.h"
+#include "tests/support/stories_model.h"
+
+using namespace snapstream;
+using eval::RetrievalTask;
+
+namespace {
+
+const std::vector<std::string> kStories = {
+    "Once upon a time there was a little girl named Lily. She liked to play in the park with her dog. One day it "
+    "started to rain! Lily ran home fast. Was the dog happy? Yes, he was happy to be dry.",
+    "Tom had a big red ball. He threw it to his friend Ben. They played all day in the sun."};
+
+const RetrievalTask kAll[] = {RetrievalTask::SingleNeedle, RetrievalTask::MultiKey, RetrievalTask::MultiValue,
+                              RetrievalTask::MultiQuery, RetrievalTask::VariableTracking};
+
+std::string text_of(const runtime::Tokenizer& tokenizer, const std::vector<int32_t>& ids, size_t begin, size_t end) {
+  return tokenizer.decode(std::vector<int32_t>(ids.begin() + static_cast<long>(begin), ids.begin() + static_cast<long>(end)));
+}
+
+struct Match {
+  std::string text;  // the first group
+  long position = 0;   // where the whole match starts
+};
+
+Match first_group(const std::string& text, const std::string& pattern) {
+  std::smatch match;
+  INFO(pattern);
+  REQUIRE(std::regex_search(text, match, std::regex(pattern)));
+  return {match[1].str(), static_cast<long>(match.position(0))};
+}
+
+}  // namespace
+
+TEST_CASE("retrieval tasks: exact length, deterministic per seed, facts at their positions", "[eval]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  const auto& tokenizer = model->tokenizer;
+  const eval::Haystack haystack(kStories, tokenizer);
+  CHECK(haystack.sentences().size() == 9);
+  for (const auto task : kAll) {
+    for (const int64_t length : {256, 512, 1024}) {
+      INFO(eval::retrieval_task_name(task) << " at " << length);
+      const auto a = eval::make_task_instance(task, length, haystack, tokenizer, 7, 3);
+      const auto b = eval::make_task_instance(task, length, haystack, tokenizer, 7, 3);
+      CHECK(a.prompt == b.prompt);
+      CHECK(a.answer == b.answer);
+      CHECK(static_cast<int64_t>(a.prompt.size() + a.answer_ids.size()) == length);
+      CHECK(a.prompt[0] == tokenizer.bos_id());
+      CHECK(eval::make_task_instance(task, length, haystack, tokenizer, 8, 3).prompt != a.prompt);
+      CHECK(eval::make_task_instance(task, length, haystack, tokenizer, 7, 4).prompt != a.prompt);
+      // The decoded prompt holds every fact where fact_positions says, and ends in the question.
+      const std::string prompt = tokenizer.decode(a.prompt);
+      const size_t facts = task == RetrievalTask::SingleNeedle ? 1 : task == RetrievalTask::VariableTracking ? 8 : 4;
+      REQUIRE(a.fact_positions.size() == facts);
+      for (const auto position : a.fact_positions) {
+        const std::string fact = text_of(tokenizer, a.prompt, static_cast<size_t>(position), a.prompt.size());
+        CHECK(std::regex_search(fact, std::regex("^ ?(The secret number of|One of the secret numbers of|[A-Z][a-z]+ has the)")));
+      }
+      CHECK(std::regex_search(prompt, std::regex("\\? (The secret numbers? of [A-Za-z]+ (is|are)|They are)$")));
+      // The answer tokens decode to the answer when they follow the prompt.
+      auto whole = a.prompt;
+      whole.insert(whole.end(), a.answer_ids.begin(), a.answer_ids.end());
+      CHECK(tokenizer.decode(whole) == prompt + a.answer);
+    }
+  }
+}
+
+TEST_CASE("retrieval tasks: each answer follows from the planted facts", "[eval]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  const auto& tokenizer = model->tokenizer;
+  const eval::Haystack haystack(kStories, tokenizer);
+  for (int64_t index = 0; index < 20; ++index) {
+    INFO("instance " << index);
+    const auto instance = [&](RetrievalTask task) { return eval::make_task_instance(task, 400, haystack, tokenizer, 1, index); };
+    {
+      const auto t = instance(RetrievalTask::MultiKey);
+      const std::string prompt = tokenizer.decode(t.prompt);
+      const auto asked = first_group(prompt, "What is the secret number of ([A-Za-z]+)\\?");
+      CHECK(t.answer == " " + first_group(prompt, "The secret number of " + asked.text + " is ([0-9]{4})\\.").text + ".");
+    }
+    {
+      // Multi-value: the numbers in the order the facts appear.
+      const auto t = instance(RetrievalTask::MultiValue);
+      const std::string prompt = tokenizer.decode(t.prompt);
+      std::vector<std::string> values;
+      const std::regex fact("One of the secret numbers of [A-Za-z]+ is ([0-9]{4})\\.");
+      for (auto it = std::sregex_iterator(prompt.begin(), prompt.end(), fact); it != std::sregex_iterator(); ++it)
+        values.push_back((*it)[1].str());
+      REQUIRE(values.size() == 4);
+      CHECK(t.answer == " " + values[0] + ", " + values[1] + ", " + values[2] + ", " + values[3] + ".");
+    }
+    {
+      // Variable tracking: the asked chain's names in order, each introduced before it is referred to.
+      const auto t = instance(RetrievalTask::VariableTracking);
+      const std::string prompt = tokenizer.decode(t.prompt);
+      const auto value = first_group(prompt, "Who has the number ([0-9]{4})\\?");
+      auto link = first_group(prompt, "([A-Za-z]+) has the number " + value.text + "\\.");
+      std::vector<std::string> chain = {link.text};
+      for (int hop = 0; hop < 3; ++hop) {
+        const auto next = first_group(prompt, "([A-Za-z]+) has the same number as " + chain.back() + "\\.");
+        CHECK(link.position < next.position);
+        chain.push_back(next.text);
+        link = next;
+      }
+      CHECK(t.answer == " " + chain[0] + ", " + chain[1] + ", " + chain[2] + ", " + chain[3] + ".");
+    }
+  }
+}
+
+TEST_CASE("retrieval tasks: names, too-short lengths and the exact-match scorer", "[eval]") {
+  CHECK(eval::parse_retrieval_task("vt") == RetrievalTask::VariableTracking);
+  CHECK(eval::retrieval_task_name(RetrievalTask::MultiQuery) == "multiquery");
+  CHECK_THROWS_AS(eval::parse_retrieval_task("needle"), runtime::ConfigError);
+
+  eval::TaskInstance instance;
+  instance.answer = " 4821.";
+  CHECK(eval::answers(instance, " 4821."));
+  CHECK(eval::answers(instance, "4821. Then Lily went home."));
+  CHECK_FALSE(eval::answers(instance, " 4822."));
+  CHECK_FALSE(eval::answers(instance, " 4821"));  // never finished its sentence
+  CHECK_FALSE(eval::answers(instance, " 48211."));
+  instance.answer = " Lily, Tom, Ben, Sue.";
+  CHECK(eval::answers(instance, " Lily, Tom, Ben, Sue.\n"));
+  CHECK_FALSE(eval::answers(instance, " Lily, Tom, Sue, Ben."));
+
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  CHECK_THROWS_AS(eval::Haystack({"", "   "}, model->tokenizer), runtime::InvalidRequestError);
+  const eval::Haystack haystack(kStories, model->tokenizer);
+  CHECK_THROWS_WITH(eval::make_task_instance(RetrievalTask::VariableTracking, 20, haystack, model->tokenizer, 1, 0),
+                    Catch::Contains("task vt needs at least"));
+}
