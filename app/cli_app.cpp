@@ -22,6 +22,7 @@ void add_all_commands(CLI::App& app, int argc, char** argv) {
   add_simulate_command(app);
   add_calibrate_command(app);
   add_eval_command(app, argc, argv);
+  add_tasks_command(app);
 }
 
 const SettingsSources& serve_settings_sources() {

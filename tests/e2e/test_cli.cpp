@@ -1,5 +1,5 @@
 // The `snapstream` binary end to end: golden generation through the CLI, streaming output,
-// make-model -> info -> generate, and one-line errors with exit code 2 for broken files.
+// make-model -> info -> generate, eval and task instances, and one-line errors with exit code 2 for broken files.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -306,4 +306,34 @@ TEST_CASE("eval writes results.csv with its documented header, a report and plot
                                      " --generate 1 --prompt-len 64 --continue-len 32 --policies snapstream,lru");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("unknown policy 'lru'") != std::string::npos);
+}
+
+TEST_CASE("tasks writes retrieval instances of the asked lengths, the same from the same seed", "[e2e][eval]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::TempDir dir;
+  const std::string command = binary() + " tasks --model " + shell_quote((*models / "stories260K.gguf").string()) +
+                              " --tasks niah,vt --lengths 300,400 --count 6 --generate 4 --seed 5 --out ";
+  const auto result = test::run_command(command + shell_quote((dir / "a.jsonl").string()));
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  std::ifstream in(dir / "a.jsonl");
+  std::string line;
+  std::vector<std::pair<std::string, int64_t>> seen;
+  while (std::getline(in, line)) {
+    const auto instance = nlohmann::json::parse(line);
+    const auto total = instance.at("prompt_ids").size() + instance.at("answer_ids").size();
+    CHECK(static_cast<int64_t>(total) == instance.at("length").get<int64_t>());
+    seen.emplace_back(instance.at("task").get<std::string>(), instance.at("length").get<int64_t>());
+  }
+  const std::vector<std::pair<std::string, int64_t>> expected = {{"niah", 300}, {"vt", 300}, {"niah", 400},
+                                                                 {"vt", 400},   {"niah", 300}, {"vt", 300}};
+  CHECK(seen == expected);
+  REQUIRE(test::run_command(command + shell_quote((dir / "b.jsonl").string())).exit_code == 0);
+  CHECK(test::read_text(dir / "a.jsonl") == test::read_text(dir / "b.jsonl"));
+
+  const auto unknown = test::run_command(binary() + " tasks --model " + shell_quote((*models / "stories260K.gguf").string()) +
+                                         " --tasks needle --count 1 --generate 1 --out " + shell_quote((dir / "c.jsonl").string()));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("unknown task 'needle'") != std::string::npos);
 }
