@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Trains a small Llama-architecture model on retrieval task instances (`snapstream tasks`) so
+that SnapStream can be judged on retrieval, and writes it as a llama2.c checkpoint the engine runs.
+
+The architecture is exactly the engine's: RMSNorm, rotary embeddings on adjacent pairs, SwiGLU,
+grouped-query attention, no biases, the classifier tied to the embedding. Training is
+deterministic for a seed, resumes from its last checkpoint, and logs loss and held-out answer
+accuracy (greedy, teacher-forced) to a CSV file.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import random
+import struct
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def rms_norm(x, weight, eps):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+
+def rotary_tables(head_dim, length, base):
+    # Pairs (2i, 2i+1) turn by position * base^(-2i/head_dim), as the engine's RoPE does.
+    inverse = 1.0 / (base ** (torch.arange(0, head_dim, 2).float() / head_dim))
+    angles = torch.outer(torch.arange(length).float(), inverse)
+    return torch.cos(angles), torch.sin(angles)
+
+
+def rotate(x, cos, sin):
+    # x: [batch, heads, length, head_dim]
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
+
+
+class Block(nn.Module):
+    def __init__(self, a):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = a.heads, a.kv_heads, a.dim // a.heads
+        self.attention_norm = nn.Parameter(torch.ones(a.dim))
+        self.wq = nn.Linear(a.dim, a.dim, bias=False)
+        self.wk = nn.Linear(a.dim, self.kv_heads * self.head_dim, bias=False)
+        self.wv = nn.Linear(a.dim, self.kv_heads * self.head_dim, bias=False)
+        self.wo = nn.Linear(a.dim, a.dim, bias=False)
+        self.ffn_norm = nn.Parameter(torch.ones(a.dim))
+        self.w1 = nn.Linear(a.dim, a.hidden, bias=False)
+        self.w2 = nn.Linear(a.hidden, a.dim, bias=False)
+        self.w3 = nn.Linear(a.dim, a.hidden, bias=False)
+        self.eps = a.norm_eps
+
+    def forward(self, x, cos, sin, mask):
+        b, t, _ = x.shape
+        h = rms_norm(x, self.attention_norm, self.eps)
+        q = self.wq(h).view(b, t, self.heads, self.head_dim).transpose(1, 2)
+        k = self.wk(h).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.wv(h).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        q, k = rotate(q, cos, sin), rotate(k, cos, sin)
+        group = self.heads // self.kv_heads
+        k = k.repeat_interleave(group, dim=1)
+        v = v.repeat_interleave(group, dim=1)
+        scores = torch.matmul(q * self.head_dim ** -0.5, k.transpose(-1, -2)) + mask
+        out = torch.matmul(torch.softmax(scores, dim=-1), v).transpose(1, 2).reshape(b, t, -1)
+        x = x + self.wo(out)
+        h = rms_norm(x, self.ffn_norm, self.eps)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
+class Model(nn.Module):
+    def __init__(self, a):
+        super().__init__()
+        self.a = a
+        self.embedding = nn.Embedding(a.vocab, a.dim)
+        self.blocks = nn.ModuleList(Block(a) for _ in range(a.layers))
+        self.norm = nn.Parameter(torch.ones(a.dim))
+        cos, sin = rotary_tables(a.dim // a.heads, a.context, a.rope_base)
+        self.register_buffer("cos", cos, persistent=False)
+        self.register_buffer("sin", sin, persistent=False)
+
+    def forward(self, ids):
+        t = ids.shape[1]
+        mask = torch.full((t, t), float("-inf")).triu(1)
+        x = self.embedding(ids)
+        for block in self.blocks:
+            x = block(x, self.cos[:t], self.sin[:t], mask)
+        return rms_norm(x, self.norm, self.a.norm_eps) @ self.embedding.weight.t()
+
+
+def read_instances(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def batch_of(instances, answer_weight):
+    """Inputs, targets and loss weights, padded to the longest sequence of the batch (padding weighs 0)."""
+    length = max(len(i["prompt_ids"]) + len(i["answer_ids"]) for i in instances)
+    ids = torch.zeros(len(instances), length, dtype=torch.long)
+    weights = torch.zeros(len(instances), length - 1)
+    for row, instance in enumerate(instances):
+        sequence = instance["prompt_ids"] + instance["answer_ids"]
+        ids[row, : len(sequence)] = torch.tensor(sequence)
+        weights[row, : len(sequence) - 1] = 1.0
+        prompt = len(instance["prompt_ids"])
+        weights[row, prompt - 1 : len(sequence) - 1] = answer_weight
+    return ids[:, :-1], ids[:, 1:], weights
+
+
+@torch.no_grad()
+def answer_accuracy(model, instances, batch_size):
+    """Share of instances whose every answer token is the model's top choice (teacher forced)."""
+    model.eval()
+    right = 0
+    for start in range(0, len(instances), batch_size):
+        chunk = instances[start : start + batch_size]
+        inputs, targets, _ = batch_of(chunk, 1.0)
+        predicted = model(inputs).argmax(-1)
+        for row, instance in enumerate(chunk):
+            prompt, answer = len(instance["prompt_ids"]), len(instance["answer_ids"])
+            right += bool((predicted[row, prompt - 1 : prompt - 1 + answer] == targets[row, prompt - 1 : prompt - 1 + answer]).all())
+    model.train()
+    return right / max(1, len(instances))
+
+
+def write_llama2c(model, path):
+    """llama2.c's checkpoint format (version 0): a header of seven int32, then f32 weights by kind."""
+    a = model.a
+    tensors = [model.embedding.weight]
+    for name in ("attention_norm", "wq", "wk", "wv", "wo", "ffn_norm", "w1", "w2", "w3"):
+        for block in model.blocks:
+            part = getattr(block, name)
+            tensors.append(part if isinstance(part, nn.Parameter) else part.weight)
+    tensors.append(model.norm)
+    head_dim = a.dim // a.heads
+    cos, sin = rotary_tables(head_dim, a.context, a.rope_base)  # unused by the engine; part of the format
+    tensors += [cos, sin]
+    with open(path + ".tmp", "wb") as f:
+        f.write(struct.pack("7i", a.dim, a.hidden, a.layers, a.heads, a.kv_heads, a.vocab, a.context))
+        for tensor in tensors:
+            f.write(tensor.detach().float().contiguous().numpy().tobytes())
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--train", required=True, help="instances JSONL from `snapstream tasks`")
+    p.add_argument("--held-out", required=True, help="instances JSONL with another seed")
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--dim", type=int, default=128)
+    p.add_argument("--hidden", type=int, default=384)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--kv-heads", type=int, default=2)
+    p.add_argument("--vocab", type=int, default=512)
+    p.add_argument("--context", type=int, default=1024)
+    p.add_argument("--rope-base", type=float, default=10000.0)
+    p.add_argument("--norm-eps", type=float, default=1e-5)
+    p.add_argument("--steps", type=int, default=2000)
+    p.add_argument("--batch-tokens", type=int, default=8192, help="tokens per step; instances of one length make a batch")
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--warmup", type=int, default=100)
+    p.add_argument("--answer-weight", type=float, default=10.0, help="loss weight of answer tokens against haystack ones")
+    p.add_argument("--eval-every", type=int, default=100)
+    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    random.seed(a.seed)
+    os.makedirs(a.out_dir, exist_ok=True)
+    train, held_out = read_instances(a.train), read_instances(a.held_out)
+    model = Model(a)
+    for name, parameter in model.named_parameters():
+        if parameter.dim() == 2:
+            nn.init.normal_(parameter, std=0.02 / (math.sqrt(2 * a.layers) if name.endswith(("wo.weight", "w2.weight")) else 1.0))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.95), weight_decay=0.1)
+    checkpoint_path = os.path.join(a.out_dir, "checkpoint.pt")
+    step = 0
+    if os.path.exists(checkpoint_path):
+        state = torch.load(checkpoint_path)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        torch.set_rng_state(state["torch_rng"])
+        step = state["step"]
+        print(f"resumed at step {step}")
+    log_path = os.path.join(a.out_dir, "log.csv")
+    log = open(log_path, "a", newline="")
+    writer = csv.writer(log)
+    if step == 0:
+        writer.writerow(["step", "seconds", "loss", "answer_loss", "held_out_accuracy"])
+    parameters = sum(p.numel() for p in model.parameters())
+    print(f"{parameters} parameters, {len(train)} training instances, {len(held_out)} held out")
+    # Steps take the instance lengths in turn, each batch all of one length (no padding), as
+    # many instances as fit in --batch-tokens.
+    by_length = {}
+    for instance in train:
+        by_length.setdefault(instance["length"], []).append(instance)
+    lengths = sorted(by_length)
+    order = random.Random(a.seed)
+    start = time.time()
+    while step < a.steps:
+        lr = a.lr * min(1.0, (step + 1) / a.warmup) * 0.5 * (1 + math.cos(math.pi * step / a.steps))
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        # The batch of a step depends only on the seed and the step, so a resumed run sees the same data.
+        order.seed(a.seed * 1000003 + step)
+        length = lengths[step % len(lengths)]
+        pool = by_length[length]
+        inputs, targets, weights = batch_of(order.sample(pool, min(len(pool), max(1, a.batch_tokens // length))), a.answer_weight)
+        losses = F.cross_entropy(model(inputs).reshape(-1, a.vocab), targets.reshape(-1), reduction="none").view_as(weights)
+        loss = (losses * weights).sum() / weights.sum()
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        step += 1
+        answer_mask = weights == a.answer_weight
+        answer_loss = (losses * answer_mask).sum().item() / max(1, answer_mask.sum().item())
+        accuracy = ""
+        if step % a.eval_every == 0 or step == a.steps:
+            accuracy = answer_accuracy(model, held_out, max(1, a.batch_tokens // a.context))
+            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "torch_rng": torch.get_rng_state(),
+                        "step": step}, checkpoint_path + ".tmp")
+            os.replace(checkpoint_path + ".tmp", checkpoint_path)
+            write_llama2c(model, os.path.join(a.out_dir, "model.bin"))
+        writer.writerow([step, round(time.time() - start, 1), round(loss.item(), 4), round(answer_loss, 4), accuracy])
+        log.flush()
+        if step % 10 == 0 or accuracy != "":
+            print(f"step {step} loss {loss.item():.3f} answer {answer_loss:.3f} lr {lr:.2e} "
+                  f"{time.time() - start:.0f}s" + (f" held-out accuracy {accuracy:.3f}" if accuracy != "" else ""), flush=True)
+
+
+if __name__ == "__main__":
+    main()
