@@ -23,6 +23,7 @@ void add_all_commands(CLI::App& app, int argc, char** argv) {
   add_calibrate_command(app);
   add_eval_command(app, argc, argv);
   add_tasks_command(app);
+  add_convert_command(app);
 }
 
 const SettingsSources& serve_settings_sources() {

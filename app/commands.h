@@ -17,6 +17,7 @@ void add_calibrate_command(CLI::App& app);
 // argc/argv: the command line, recorded in the report as the way to regenerate it.
 void add_eval_command(CLI::App& app, int argc, char** argv);
 void add_tasks_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
 
 // The global options (--log-level) and every subcommand above.
 void add_all_commands(CLI::App& app, int argc, char** argv);

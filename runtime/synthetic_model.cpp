@@ -9,6 +9,7 @@
 #include "graph/errors.h"
 #include "kernels/quantize.h"
 #include "runtime/errors.h"
+#include "runtime/gguf_model_layout.h"
 #include "runtime/gguf_writer.h"
 
 namespace snapstream::runtime {
@@ -23,37 +24,10 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-std::string gguf_piece(const std::string& text) {
-  std::string stored;
-  for (char c : text) stored += c == ' ' ? std::string("\xE2\x96\x81") : std::string(1, c);
-  return stored;
-}
-
-// llama.cpp's choice of the layers whose attn_v and ffn_down get more bits: the first and last
-// eighth, and every third layer between.
-bool more_bits(int64_t layer, int64_t layers) {
-  return layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
-}
-
 // A K-quant for rows of `cols`, or llama.cpp's fallback when the row is not whole 256-blocks.
 kernels::DType k_quant_or_fallback(kernels::DType wanted, int64_t cols) {
   if (kernels::row_length_supported(wanted, cols)) return wanted;
   return wanted == kernels::DType::Q6_K ? kernels::DType::Q8_0 : kernels::DType::Q5_0;
-}
-
-uint32_t file_type(kernels::DType dtype) {
-  switch (dtype) {
-    case kernels::DType::F32: return 0;
-    case kernels::DType::F16: return 1;
-    case kernels::DType::Q8_0: return 7;
-    case kernels::DType::Q4_0: return 2;
-    case kernels::DType::Q5_0: return 8;
-    case kernels::DType::Q4_K: return 14;
-    case kernels::DType::Q5_K: return 16;
-    case kernels::DType::Q6_K: return 18;
-    case kernels::DType::BF16: return 32;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -105,107 +79,35 @@ void write_synthetic_model(const SyntheticModelOptions& options, const std::stri
   const Tokenizer tokenizer = synthetic_tokenizer(c.vocab);
 
   GgufWriter writer;
-  auto u32 = [](uint64_t v) { return GgufValue::unsigned_int(GgufValueType::UInt32, v); };
-  auto f32 = [](double v) { return GgufValue::floating(GgufValueType::Float32, v); };
-  const std::string arch = c.architecture + ".";
   constexpr uint32_t kMostlyQ4KM = 15;  // llama.cpp's general.file_type for the Q4_K_M mix
-  writer.add_metadata("general.architecture", GgufValue::string(c.architecture));
-  writer.add_metadata("general.name", GgufValue::string(c.name + " (random weights)"));
-  writer.add_metadata("general.file_type", u32(options.q4_k_m ? kMostlyQ4KM : file_type(options.dtype)));
-  writer.add_metadata(arch + "context_length", u32(static_cast<uint64_t>(c.context_length)));
-  writer.add_metadata(arch + "embedding_length", u32(static_cast<uint64_t>(c.dim)));
-  writer.add_metadata(arch + "feed_forward_length", u32(static_cast<uint64_t>(c.hidden_dim)));
-  writer.add_metadata(arch + "block_count", u32(static_cast<uint64_t>(c.layers)));
-  writer.add_metadata(arch + "attention.head_count", u32(static_cast<uint64_t>(c.heads)));
-  writer.add_metadata(arch + "attention.head_count_kv", u32(static_cast<uint64_t>(c.kv_heads)));
-  writer.add_metadata(arch + "attention.key_length", u32(static_cast<uint64_t>(c.head_dim)));
-  writer.add_metadata(arch + "attention.value_length", u32(static_cast<uint64_t>(c.head_dim)));
-  writer.add_metadata(arch + "attention.layer_norm_rms_epsilon", f32(c.norm_eps));
-  writer.add_metadata(arch + "rope.freq_base", f32(c.rope_theta));
-  writer.add_metadata(arch + "rope.dimension_count", u32(static_cast<uint64_t>(c.head_dim)));
-  writer.add_metadata(arch + "vocab_size", u32(static_cast<uint64_t>(c.vocab)));
+  add_shape_metadata(writer, c, c.name + " (random weights)", options.q4_k_m ? kMostlyQ4KM : gguf_file_type(options.dtype));
+  add_sentence_piece_metadata(writer, tokenizer);
 
-  GgufValue::Array tokens, scores, types;
-  for (int32_t id = 0; id < tokenizer.vocab_size(); ++id) {
-    tokens.push_back(GgufValue::string(gguf_piece(tokenizer.piece(id))));
-    scores.push_back(f32(tokenizer.score(id)));
-    const int64_t type = tokenizer.kind(id) == TokenKind::Unknown ? 2 : tokenizer.kind(id) == TokenKind::Control ? 3
-                         : tokenizer.kind(id) == TokenKind::Byte ? 6 : 1;
-    types.push_back(GgufValue::signed_int(GgufValueType::Int32, type));
-  }
-  writer.add_metadata("tokenizer.ggml.model", GgufValue::string("llama"));
-  writer.add_metadata("tokenizer.ggml.tokens", GgufValue::array(GgufValueType::String, std::move(tokens)));
-  writer.add_metadata("tokenizer.ggml.scores", GgufValue::array(GgufValueType::Float32, std::move(scores)));
-  writer.add_metadata("tokenizer.ggml.token_type", GgufValue::array(GgufValueType::Int32, std::move(types)));
-  writer.add_metadata("tokenizer.ggml.bos_token_id", u32(1));
-  writer.add_metadata("tokenizer.ggml.eos_token_id", u32(2));
-  writer.add_metadata("tokenizer.ggml.unknown_token_id", u32(0));
-  writer.add_metadata("tokenizer.ggml.add_bos_token", GgufValue::boolean(true));
-  writer.add_metadata("tokenizer.ggml.add_eos_token", GgufValue::boolean(false));
-
+  // Each tensor draws from its own stream: uniform values for matrices and biases, ones for norms.
   uint64_t stream = mix(options.seed);
-  auto add_matrix = [&](const std::string& name, int64_t rows, int64_t cols, kernels::DType dtype) {
-    const uint64_t tensor_seed = stream = mix(stream);
-    writer.add_tensor(name, {cols, rows}, ggml_type_info(dtype).code, [=](std::byte* out, uint64_t) {
-      std::vector<float> row(static_cast<size_t>(cols));
+  for_each_tensor_slot(c, [&](const TensorSlot& slot) {
+    const bool norm = slot.role == TensorRole::AttentionNorm || slot.role == TensorRole::MlpNorm || slot.role == TensorRole::FinalNorm;
+    const uint64_t tensor_seed = norm ? 0 : (stream = mix(stream));
+    // The dtype of a matrix; the Q4_K_M mix gives its favoured tensors Q6_K.
+    const kernels::DType dtype = !slot.matrix ? kernels::DType::F32
+                                 : !options.q4_k_m
+                                     ? options.dtype
+                                     : k_quant_or_fallback(slot.favoured ? kernels::DType::Q6_K : kernels::DType::Q4_K, slot.cols);
+    const std::vector<int64_t> dims = slot.matrix ? std::vector<int64_t>{slot.cols, slot.rows} : std::vector<int64_t>{slot.cols};
+    writer.add_tensor(slot.name, dims, ggml_type_info(dtype).code, [=](std::byte* out, uint64_t) {
+      std::vector<float> row(static_cast<size_t>(slot.cols), 1.0f);
       uint64_t state = tensor_seed;
-      const int64_t stride = kernels::row_bytes(dtype, cols);
-      for (int64_t r = 0; r < rows; ++r) {
+      const int64_t stride = kernels::row_bytes(dtype, slot.cols);
+      for (int64_t r = 0; r < slot.rows; ++r) {
         for (auto& value : row) {
+          if (norm) break;
           state = mix(state);
           value = kWeightScale * (static_cast<float>(state >> 40) * 0x1.0p-23f - 1.0f);
         }
-        kernels::quantize_row(dtype, row.data(), cols, out + r * stride);
+        kernels::quantize_row(dtype, row.data(), slot.cols, out + r * stride);
       }
     });
-  };
-  auto add_norm = [&](const std::string& name) {
-    writer.add_tensor(name, {c.dim}, ggml_type_info(kernels::DType::F32).code, [](std::byte* out, uint64_t bytes) {
-      const float one = 1.0f;
-      for (uint64_t i = 0; i < bytes; i += 4) std::memcpy(out + i, &one, 4);
-    });
-  };
-
-  // The dtype of a matrix of `cols` columns; `favoured` marks the tensors Q4_K_M gives Q6_K.
-  auto dtype_of = [&](int64_t cols, bool favoured) {
-    if (!options.q4_k_m) return options.dtype;
-    return k_quant_or_fallback(favoured ? kernels::DType::Q6_K : kernels::DType::Q4_K, cols);
-  };
-  auto add_bias = [&](const std::string& name, int64_t n) {
-    const uint64_t bias_seed = stream = mix(stream);
-    writer.add_tensor(name, {n}, ggml_type_info(kernels::DType::F32).code, [=](std::byte* out, uint64_t bytes) {
-      uint64_t state = bias_seed;
-      for (uint64_t i = 0; i < bytes; i += 4) {
-        state = mix(state);
-        const float value = kWeightScale * (static_cast<float>(state >> 40) * 0x1.0p-23f - 1.0f);
-        std::memcpy(out + i, &value, 4);
-      }
-    });
-  };
-
-  const int64_t q_dim = c.heads * c.head_dim;
-  add_matrix("token_embd.weight", c.vocab, c.dim, dtype_of(c.dim, c.tied_embeddings));
-  for (int64_t l = 0; l < c.layers; ++l) {
-    const std::string prefix = "blk." + std::to_string(l) + ".";
-    const bool favoured = more_bits(l, c.layers);
-    add_norm(prefix + "attn_norm.weight");
-    add_matrix(prefix + "attn_q.weight", q_dim, c.dim, dtype_of(c.dim, false));
-    add_matrix(prefix + "attn_k.weight", c.kv_dim(), c.dim, dtype_of(c.dim, false));
-    add_matrix(prefix + "attn_v.weight", c.kv_dim(), c.dim, dtype_of(c.dim, favoured));
-    if (c.attention_bias) {
-      add_bias(prefix + "attn_q.bias", q_dim);
-      add_bias(prefix + "attn_k.bias", c.kv_dim());
-      add_bias(prefix + "attn_v.bias", c.kv_dim());
-    }
-    add_matrix(prefix + "attn_output.weight", c.dim, q_dim, dtype_of(q_dim, false));
-    if (c.attention_output_bias) add_bias(prefix + "attn_output.bias", c.dim);
-    add_norm(prefix + "ffn_norm.weight");
-    add_matrix(prefix + "ffn_gate.weight", c.hidden_dim, c.dim, dtype_of(c.dim, false));
-    add_matrix(prefix + "ffn_up.weight", c.hidden_dim, c.dim, dtype_of(c.dim, false));
-    add_matrix(prefix + "ffn_down.weight", c.dim, c.hidden_dim, dtype_of(c.hidden_dim, favoured));
-  }
-  add_norm("output_norm.weight");
-  if (!c.tied_embeddings) add_matrix("output.weight", c.vocab, c.dim, dtype_of(c.dim, true));
+  });
   writer.write(path);
 }
 

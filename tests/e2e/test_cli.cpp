@@ -337,3 +337,36 @@ TEST_CASE("tasks writes retrieval instances of the asked lengths, the same from 
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("unknown task 'needle'") != std::string::npos);
 }
+
+TEST_CASE("convert writes a llama2.c checkpoint as a GGUF file that generates the same tokens", "[e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::TempDir dir;
+  const auto converted = dir / "stories.gguf";
+  const auto result = test::run_command(binary() + " convert --model " + shell_quote((*models / "stories260K.bin").string()) +
+                                        " --tokenizer " + shell_quote((*models / "tok512.bin").string()) + " --out " +
+                                        shell_quote(converted.string()));
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  auto generated = [&](const std::filesystem::path& model) {
+    const auto run = test::run_command(binary() + " generate --json --temperature 0 --max-tokens 24 --prompt 'Lily saw a' --model " +
+                                       shell_quote(model.string()));
+    REQUIRE(run.exit_code == 0);
+    const auto out = nlohmann::json::parse(run.out);
+    return std::make_pair(out.at("ids"), out.at("text"));
+  };
+  CHECK(generated(converted) == generated(*models / "stories260K.bin"));
+  CHECK(test::run_command(binary() + " info " + shell_quote(converted.string())).out.find("tokenizer: SentencePiece BPE (llama), 512 tokens") !=
+        std::string::npos);
+  // Converting the converted file again (under the same name) writes the same bytes.
+  REQUIRE(test::run_command(binary() + " convert --name stories260K --model " + shell_quote(converted.string()) + " --out " +
+                            shell_quote((dir / "again.gguf").string())).exit_code == 0);
+  CHECK(test::read_text(converted) == test::read_text(dir / "again.gguf"));
+
+  const auto parity = *models / "parity" / "qwen2-gpt2-q4_k_m.gguf";
+  if (!std::filesystem::exists(parity)) return;
+  const auto refused = test::run_command(binary() + " convert --model " + shell_quote(parity.string()) + " --out " +
+                                         shell_quote((dir / "bpe.gguf").string()));
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("byte-level BPE") != std::string::npos);
+}
