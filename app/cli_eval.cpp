@@ -10,14 +10,22 @@
 #include "eval/eval_report.h"
 #include "eval/eval_run.h"
 #include "eval/eval_texts.h"
+#include "eval/task_eval.h"
 #include "kernels/thread_pool.h"
 #include "runtime/errors.h"
 
 namespace snapstream::app {
 namespace {
 
+// Stories sampled from the model for a retrieval task's haystack when no texts are given.
+constexpr int64_t kDefaultHaystackStories = 200;
+constexpr int64_t kHaystackStoryTokens = 128;
+
 struct EvalArgs {
   ModelFlags model;
+  std::string task = "continuation";
+  std::vector<int64_t> contexts = {1024};
+  int64_t documents = 100;
   std::string texts;
   int64_t generate = 0;
   int64_t prompt_length = 0;
@@ -34,25 +42,6 @@ struct EvalArgs {
   std::string command;
 };
 
-// "1/4" is a quarter of the prompt length; a plain number is C itself.
-int64_t parse_budget(const std::string& text, int64_t prompt_length) {
-  try {
-    size_t used = 0;
-    const auto slash = text.find('/');
-    if (slash == std::string::npos) {
-      const int64_t c = std::stoll(text, &used);
-      if (used == text.size() && c > 0) return c;
-    } else {
-      const int64_t num = std::stoll(text.substr(0, slash), &used);
-      size_t used_den = 0;
-      const int64_t den = std::stoll(text.substr(slash + 1), &used_den);
-      if (used == slash && used_den == text.size() - slash - 1 && num > 0 && den > 0) return std::max<int64_t>(1, prompt_length * num / den);
-    }
-  } catch (const std::exception&) {
-  }
-  throw runtime::ConfigError("a budget is a fraction of the prompt length (1/4) or a number of positions (96), not '" + text + "'");
-}
-
 void progress_bar(int64_t done, int64_t total, std::chrono::steady_clock::time_point start) {
   constexpr int kWidth = 30;
   const int filled = static_cast<int>(kWidth * done / total);
@@ -62,18 +51,8 @@ void progress_bar(int64_t done, int64_t total, std::chrono::steady_clock::time_p
             << std::flush;
 }
 
-void run_eval_command(const EvalArgs& a) {
-  if (a.texts.empty() == (a.generate == 0)) throw runtime::ConfigError("give either --texts FILE.jsonl or --generate N");
-  const auto model = load_model_logged(a.model);
-  const int64_t length = a.prompt_length + a.continue_length;
-  if (length > model->shape.context_length)
-    throw runtime::ConfigError("--prompt-len + --continue-len (" + std::to_string(length) + ") exceed the model's context of " +
-                      std::to_string(model->shape.context_length));
-  kernels::ThreadPool pool(a.model.threads);
+eval::EvalPlan rows_plan(const EvalArgs& a) {
   eval::EvalPlan plan;
-  plan.prompt_length = a.prompt_length;
-  plan.continue_length = a.continue_length;
-  for (const auto& b : a.budgets) plan.budgets.push_back(parse_budget(b, a.prompt_length));
   plan.policies = a.policies;
   plan.windows = a.windows;
   plan.pool_kernels = a.pool_kernels;
@@ -81,6 +60,53 @@ void run_eval_command(const EvalArgs& a) {
   plan.sink = a.sink;
   plan.seed = a.seed;
   plan.slots = a.slots;
+  return plan;
+}
+
+// A retrieval task: instances at each context length under every policy and budget.
+void run_task_command(const EvalArgs& a) {
+  eval::TaskPlan plan;
+  plan.task = eval::parse_retrieval_task(a.task);
+  plan.contexts = a.contexts;
+  plan.budgets = a.budgets;
+  plan.rows = rows_plan(a);
+  plan.instances = a.documents;
+  const auto model = load_model_logged(a.model);
+  kernels::ThreadPool pool(a.model.threads);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> texts;
+  std::string source;
+  if (!a.texts.empty()) {
+    texts = eval::read_text_lines(a.texts);
+    source = "texts from " + a.texts;
+  } else {
+    const int64_t stories = a.generate > 0 ? a.generate : kDefaultHaystackStories;
+    spdlog::info("sampling {} stories of {} tokens for the haystack (temperature 1, seed {})", stories, kHaystackStoryTokens, a.seed);
+    texts = eval::sample_story_texts(*model, pool, stories, kHaystackStoryTokens, a.seed);
+    source = std::to_string(stories) + " stories sampled from the model at temperature 1, seed " + std::to_string(a.seed);
+  }
+  const eval::Haystack haystack(texts, model->tokenizer);
+  const auto results = eval::run_task_eval(*model, pool, plan, haystack, [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
+  std::cout << eval::task_table(results);
+  eval::write_task_report(a.out, {std::filesystem::path(a.model.path).filename().string(), a.task, source, a.documents, a.command}, results);
+  std::cout << "wrote " << a.out << "/results.csv, report.md and accuracy.png\n";
+}
+
+void run_eval_command(const EvalArgs& a) {
+  if (a.task != "continuation") return run_task_command(a);
+  if (a.prompt_length == 0 || a.continue_length == 0)
+    throw runtime::ConfigError("--task continuation needs --prompt-len and --continue-len");
+  if (a.texts.empty() == (a.generate == 0)) throw runtime::ConfigError("give either --texts FILE.jsonl or --generate N");
+  const auto model = load_model_logged(a.model);
+  const int64_t length = a.prompt_length + a.continue_length;
+  if (length > model->shape.context_length)
+    throw runtime::ConfigError("--prompt-len + --continue-len (" + std::to_string(length) + ") exceed the model's context of " +
+                      std::to_string(model->shape.context_length));
+  kernels::ThreadPool pool(a.model.threads);
+  eval::EvalPlan plan = rows_plan(a);
+  plan.prompt_length = a.prompt_length;
+  plan.continue_length = a.continue_length;
+  for (const auto& b : a.budgets) plan.budgets.push_back(eval::resolve_budget(b, a.prompt_length));
   eval::plan_rows(plan);  // reject a bad plan before sampling or reading anything
 
   const auto start = std::chrono::steady_clock::now();
@@ -110,12 +136,22 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
   for (int i = 0; i < argc; ++i) args->command += (i ? " " : "") + std::string(argv[i]);
   CLI::App* cmd = app.add_subcommand("eval", "Measure SnapStream against the full cache and simpler policies on real weights");
   add_model_options(cmd, args->model);
-  auto* texts = cmd->add_option("--texts", args->texts, "JSONL of {\"text\": ...}, one document per line")->check(CLI::ExistingFile);
-  cmd->add_option("--generate", args->generate, "sample N documents from the model instead")->check(CLI::PositiveNumber)->excludes(texts);
-  cmd->add_option("--prompt-len", args->prompt_length, "L: prompt tokens per document")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--continue-len", args->continue_length, "M: continuation tokens per document")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--budgets", args->budgets, "cache sizes C: fractions of L (1/4) or positions (96)")->delimiter(',')->capture_default_str();
-  cmd->add_option("--policies", args->policies, "snapstream, streaming, random")->delimiter(',')->capture_default_str();
+  auto* texts = cmd->add_option("--texts", args->texts, "JSONL of {\"text\": ...}: documents, or a retrieval task's haystack")
+                    ->check(CLI::ExistingFile);
+  cmd->add_option("--generate", args->generate, "sample N documents (or haystack stories, default 200) from the model instead")
+      ->check(CLI::PositiveNumber)
+      ->excludes(texts);
+  cmd->add_option("--task", args->task, "continuation, or a retrieval task: niah, multikey, multivalue, multiquery, vt")
+      ->capture_default_str();
+  cmd->add_option("--prompt-len", args->prompt_length, "continuation: L, prompt tokens per document")->check(CLI::PositiveNumber);
+  cmd->add_option("--continue-len", args->continue_length, "continuation: M, continuation tokens per document")->check(CLI::PositiveNumber);
+  cmd->add_option("--contexts,--context", args->contexts, "retrieval: instance lengths (prompt and answer)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--documents", args->documents, "retrieval: instances per context")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--budgets", args->budgets, "cache sizes C: fractions of L or of the context (1/4), or positions (96)")->delimiter(',')->capture_default_str();
+  cmd->add_option("--policies", args->policies, "snapstream, streaming, random (and full, for a retrieval task's own row)")->delimiter(',')->capture_default_str();
   cmd->add_option("--windows", args->windows, "SnapKV observation windows; the first is the default")->delimiter(',')->capture_default_str();
   cmd->add_option("--pool-kernels", args->pool_kernels, "SnapKV pooling widths; the first is the default")->delimiter(',')->capture_default_str();
   cmd->add_option("--positions", args->positions, "original and/or reindexed; the first is the default")->delimiter(',')->capture_default_str();

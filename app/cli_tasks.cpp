@@ -9,7 +9,6 @@
 #include "app/commands.h"
 #include "app/model_options.h"
 #include "eval/eval_texts.h"
-#include "eval/jsonl_file.h"
 #include "eval/retrieval_tasks.h"
 #include "kernels/thread_pool.h"
 #include "runtime/errors.h"
@@ -32,18 +31,9 @@ struct TasksArgs {
 };
 
 std::vector<std::string> haystack_texts(const TasksArgs& a, const runtime::Model& model, kernels::ThreadPool& pool) {
-  std::vector<std::string> texts;
-  if (!a.texts.empty()) {
-    eval::read_jsonl(a.texts, "texts", [&](const nlohmann::json& line) {
-      if (!line.contains("text") || !line.at("text").is_string()) throw runtime::InvalidRequestError("'text' must be a string");
-      texts.push_back(line.at("text").get<std::string>());
-    });
-    return texts;
-  }
+  if (!a.texts.empty()) return eval::read_text_lines(a.texts);
   spdlog::info("sampling {} stories of {} tokens for the haystack (temperature 1, seed {})", a.generate, kHaystackStoryTokens, a.seed);
-  for (const auto& ids : eval::generate_eval_texts(model, pool, a.generate, kHaystackStoryTokens, a.seed).documents)
-    texts.push_back(model.tokenizer.decode(std::vector<int32_t>(ids.begin() + 1, ids.end())));
-  return texts;
+  return eval::sample_story_texts(model, pool, a.generate, kHaystackStoryTokens, a.seed);
 }
 
 void run_tasks_command(const TasksArgs& a) {

@@ -25,13 +25,14 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   if (!out || !(out << text)) throw runtime::ConfigError("cannot write " + path.string());
 }
 
+// `settings`: further gnuplot lines, such as a fixed y range.
 std::string plot_script(const std::filesystem::path& dir, const std::vector<std::string>& policies, const std::string& png,
-                        int column, const std::string& ylabel, const std::string& title) {
+                        int column, const std::string& ylabel, const std::string& title, const std::string& settings = "") {
   std::string script = fmt::format(
       "set terminal pngcairo size 800,500 noenhanced font ',10'\nset output '{}'\nset datafile separator ','\n"
       "set title '{}'\nset xlabel 'budget C (cache positions per sequence)'\nset ylabel '{}'\nset logscale x 2\nset grid\n"
-      "set key top right\nplot ",
-      (dir / png).string(), title, ylabel);
+      "set key top right\n{}plot ",
+      (dir / png).string(), title, ylabel, settings);
   for (size_t i = 0; i < policies.size(); ++i)
     script += fmt::format("{}'{}' using 1:{} with linespoints title '{}'", i ? ", " : "", (dir / (policies[i] + ".dat")).string(),
                           column, policies[i]);
@@ -90,11 +91,14 @@ std::string eval_table(const std::vector<EvalResult>& results) {
 }
 
 std::string eval_csv(const std::vector<EvalResult>& results) {
-  std::string out = "policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,attention_recall\n";
+  std::string out =
+      "task,context,policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,"
+      "attention_recall,accuracy\n";
   for (const auto& r : results)
-    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", r.row.policy, r.row.budget,
-                       r.row.window, r.row.pool_kernel, r.row.positions, r.documents, r.nll, r.nll_full, r.nll_gap(),
-                       r.greedy_agreement, r.agree16, r.agree64, r.attention_recall);
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{}\n", r.task, r.context,
+                       r.row.policy, r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.documents, r.nll,
+                       r.nll_full, r.nll_gap(), r.greedy_agreement, r.agree16, r.agree64, r.attention_recall,
+                       r.accuracy < 0 ? std::string() : fmt::format("{:.6f}", r.accuracy));
   return out;
 }
 
@@ -137,6 +141,53 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
                       std::exp(results.front().nll_full));
   md += findings(results, setting.plan);
   md += "\n![NLL gap against budget](nll_gap.png)\n\n![Greedy agreement against budget](agreement.png)\n";
+  write_file(dir / "report.md", md);
+}
+
+std::string task_table(const std::vector<EvalResult>& results) {
+  std::string out = fmt::format("{:<10} {:>7} {:<11} {:>6} {:>9} {:>10} {:>8} {:>8} {:>8}\n", "task", "context", "policy", "budget",
+                                "accuracy", "answer_nll", "nll_gap", "agree16", "recall");
+  for (const auto& r : results)
+    out += fmt::format("{:<10} {:>7} {:<11} {:>6} {:>8.1f}% {:>10.4f} {:>+8.4f} {:>7.1f}% {:>7.1f}%\n", r.task, r.context, r.row.policy,
+                       r.row.budget, 100 * r.accuracy, r.nll, r.nll_gap(), 100 * r.agree16, 100 * r.attention_recall);
+  return out;
+}
+
+void write_task_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<EvalResult>& results) {
+  std::filesystem::create_directories(dir);
+  write_file(dir / "results.csv", eval_csv(results));
+  // One data file per policy and context (budget, accuracy %) for the plot; the full cache is
+  // drawn at its whole context.
+  std::map<std::string, std::string> series;
+  std::vector<std::string> names;
+  for (const auto& r : results) {
+    if (r.row.window != results.front().row.window || r.row.pool_kernel != results.front().row.pool_kernel ||
+        r.row.positions != results.front().row.positions)
+      continue;
+    const std::string name = fmt::format("{}-{}", r.row.policy, r.context);
+    if (!series.count(name)) names.push_back(name);
+    series[name] += fmt::format("{},{:.6f}\n", r.row.budget, 100 * r.accuracy);
+  }
+  for (const auto& [name, data] : series) write_file(dir / (name + ".dat"), data);
+  run_gnuplot(plot_script(dir, names, "accuracy.png", 2, "answers exactly right (%)",
+                          setting.model + ": " + setting.task + " accuracy against budget", "set yrange [-2:102]\n"),
+              (dir / "accuracy.png").string());
+  for (const auto& name : names) std::filesystem::remove(dir / (name + ".dat"));
+
+  std::string md = fmt::format("# Retrieval under cache policies: {} on {}\n\n", setting.task, setting.model);
+  md += fmt::format(
+      "{} instances per context length, facts planted in haystack text ({}) and a question at the end; each prompt is "
+      "prefilled under the policy with a cache of C positions per sequence, then answered greedily and scored by exact "
+      "match. Answer NLL and its gap are teacher-forced over the answer's tokens, against the full cache on the same "
+      "instances. Regenerate with:\n\n```sh\n{}\n```\n\n",
+      setting.instances, setting.haystack, setting.command);
+  md += "| context | policy | C | window | pool | positions | accuracy | answer NLL | NLL gap | agree@16 | attention recall |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : results)
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f}% | {:.4f} | {:+.4f} | {:.1f}% | {:.1f}% |\n", r.context, r.row.policy,
+                      r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, 100 * r.accuracy, r.nll, r.nll_gap(),
+                      100 * r.agree16, 100 * r.attention_recall);
+  md += "\n![Accuracy against budget](accuracy.png)\n";
   write_file(dir / "report.md", md);
 }
 

@@ -25,4 +25,19 @@ struct EvalSetting {
 // Writes results.csv, report.md, nll_gap.png and agreement.png into `dir`.
 void write_eval_report(const std::filesystem::path& dir, const EvalSetting& setting, const std::vector<EvalResult>& results);
 
+// A retrieval task's results: the table on stdout.
+std::string task_table(const std::vector<EvalResult>& results);
+
+struct TaskSetting {
+  std::string model;
+  std::string task;
+  std::string haystack;  // where the haystack text came from
+  int64_t instances = 0;  // per context
+  std::string command;
+};
+
+// Writes results.csv, report.md and accuracy.png (accuracy against budget, a line per policy
+// and context) into `dir`.
+void write_task_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<EvalResult>& results);
+
 }  // namespace snapstream::eval

@@ -12,8 +12,35 @@ namespace {
 
 constexpr int64_t kGreedyTokens = 64;
 
-runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t sink, int64_t window, int64_t pool_kernel,
-                              const std::string& positions, uint64_t seed) {
+double share_equal(const std::vector<int32_t>& a, const std::vector<int32_t>& b, size_t count) {
+  const size_t n = std::min({count, a.size(), b.size()});
+  size_t same = 0;
+  for (size_t i = 0; i < n; ++i) same += a[i] == b[i];
+  return n > 0 ? static_cast<double>(same) / static_cast<double>(n) : 0.0;
+}
+
+}  // namespace
+
+int64_t resolve_budget(const std::string& text, int64_t length) {
+  try {
+    size_t used = 0;
+    const auto slash = text.find('/');
+    if (slash == std::string::npos) {
+      const int64_t c = std::stoll(text, &used);
+      if (used == text.size() && c > 0) return c;
+    } else {
+      const int64_t num = std::stoll(text.substr(0, slash), &used);
+      size_t used_den = 0;
+      const int64_t den = std::stoll(text.substr(slash + 1), &used_den);
+      if (used == slash && used_den == text.size() - slash - 1 && num > 0 && den > 0) return std::max<int64_t>(1, length * num / den);
+    }
+  } catch (const std::exception&) {
+  }
+  throw runtime::ConfigError("a budget is a fraction of the prompt length (1/4) or a number of positions (96), not '" + text + "'");
+}
+
+runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t sink, int64_t window,
+                                       int64_t pool_kernel, const std::string& positions, uint64_t seed) {
   runtime::SnapStreamConfig c;
   c.capacity = budget;
   c.sink = sink;
@@ -33,33 +60,53 @@ runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget
   return c;
 }
 
-double share_equal(const std::vector<int32_t>& a, const std::vector<int32_t>& b, size_t count) {
-  const size_t n = std::min({count, a.size(), b.size()});
-  size_t same = 0;
-  for (size_t i = 0; i < n; ++i) same += a[i] == b[i];
-  return n > 0 ? static_cast<double>(same) / static_cast<double>(n) : 0.0;
-}
-
-// The full cache's runs capture their attention; every other run measures recall against them.
-std::vector<DocumentRun> run_all(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache,
-                                 const EvalPlan& plan, const std::vector<std::vector<int32_t>>& documents, std::span<const DocumentRun> reference) {
-  CacheEvaluator evaluator(model, pool, cache, std::min<int64_t>(plan.slots, static_cast<int64_t>(documents.size())));
+std::vector<DocumentRun> run_documents(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache,
+                                       int64_t slots, std::span<const EvalDocument> documents, int64_t greedy_tokens,
+                                       std::span<const DocumentRun> reference) {
+  CacheEvaluator evaluator(model, pool, cache, std::min<int64_t>(slots, static_cast<int64_t>(documents.size())));
   evaluator.capture_attention(reference.empty());
   std::vector<DocumentRun> runs;
-  for (size_t first = 0; first < documents.size(); first += static_cast<size_t>(evaluator.slots())) {
-    std::vector<EvalDocument> batch;
-    for (size_t i = first; i < std::min(documents.size(), first + static_cast<size_t>(evaluator.slots())); ++i) {
-      const std::span<const int32_t> ids(documents[i]);
-      batch.push_back({ids.first(static_cast<size_t>(plan.prompt_length)),
-                       ids.subspan(static_cast<size_t>(plan.prompt_length), static_cast<size_t>(plan.continue_length))});
-    }
+  const auto per_batch = static_cast<size_t>(evaluator.slots());
+  for (size_t first = 0; first < documents.size(); first += per_batch) {
+    const auto batch = documents.subspan(first, std::min(per_batch, documents.size() - first));
     const auto references = reference.empty() ? reference : reference.subspan(first, batch.size());
-    for (auto& run : evaluator.run(batch, kGreedyTokens, references)) runs.push_back(std::move(run));
+    for (auto& run : evaluator.run(batch, greedy_tokens, references)) runs.push_back(std::move(run));
   }
   return runs;
 }
 
-}  // namespace
+double mean_nll(const std::vector<DocumentRun>& runs) {
+  double nll = 0;
+  int64_t tokens = 0;
+  for (const auto& r : runs) {
+    for (const double lp : r.logprobs) nll -= lp;
+    tokens += static_cast<int64_t>(r.logprobs.size());
+  }
+  return tokens > 0 ? nll / static_cast<double>(tokens) : 0.0;
+}
+
+EvalResult measure_row(const EvalRow& row, const std::vector<DocumentRun>& runs, const std::vector<DocumentRun>& reference,
+                       double nll_full) {
+  EvalResult result{};
+  result.row = row;
+  result.documents = static_cast<int64_t>(runs.size());
+  result.nll_full = nll_full;
+  result.nll = mean_nll(runs);
+  int64_t agree = 0, tokens = 0;
+  for (size_t d = 0; d < runs.size(); ++d) {
+    for (size_t j = 0; j < runs[d].logprobs.size(); ++j) agree += runs[d].argmax[j] == reference[d].argmax[j];
+    tokens += static_cast<int64_t>(runs[d].logprobs.size());
+    result.agree16 += share_equal(runs[d].greedy, reference[d].greedy, 16);
+    result.agree64 += share_equal(runs[d].greedy, reference[d].greedy, 64);
+    result.attention_recall += runs[d].attention_recall;
+  }
+  const auto count = static_cast<double>(std::max<size_t>(1, runs.size()));
+  result.attention_recall /= count;
+  result.greedy_agreement = tokens > 0 ? static_cast<double>(agree) / static_cast<double>(tokens) : 0.0;
+  result.agree16 /= count;
+  result.agree64 /= count;
+  return result;
+}
 
 std::vector<EvalRow> plan_rows(const EvalPlan& plan) {
   if (plan.windows.empty() || plan.pool_kernels.empty() || plan.positions.empty() || plan.policies.empty() || plan.budgets.empty())
@@ -89,39 +136,24 @@ std::vector<EvalResult> run_eval(const runtime::Model& model, kernels::ThreadPoo
   if (documents.empty()) throw runtime::InvalidRequestError("there are no documents to evaluate on");
   const std::vector<EvalRow> rows = plan_rows(plan);
   for (const auto& row : rows) row.cache.resolved(model.shape.context_length);  // reject bad rows before any work
+  std::vector<EvalDocument> split;
+  for (const auto& ids : documents) {
+    const std::span<const int32_t> all(ids);
+    split.push_back({all.first(static_cast<size_t>(plan.prompt_length)),
+                     all.subspan(static_cast<size_t>(plan.prompt_length), static_cast<size_t>(plan.continue_length))});
+  }
   const auto total = static_cast<int64_t>(rows.size()) + 1;
   runtime::SnapStreamConfig full;
   full.full_cache = true;
-  const std::vector<DocumentRun> reference = run_all(model, pool, full, plan, documents, {});
+  const std::vector<DocumentRun> reference = run_documents(model, pool, full, plan.slots, split, kGreedyTokens, {});
   if (progress) progress(1, total);
-  double nll_full = 0;
-  int64_t tokens = 0;
-  for (const auto& r : reference) {
-    for (const double lp : r.logprobs) nll_full -= lp;
-    tokens += static_cast<int64_t>(r.logprobs.size());
-  }
-  nll_full /= static_cast<double>(tokens);
+  const double nll_full = mean_nll(reference);
 
   std::vector<EvalResult> results;
   for (const EvalRow& row : rows) {
-    const std::vector<DocumentRun> runs = run_all(model, pool, row.cache, plan, documents, reference);
-    EvalResult result{row, static_cast<int64_t>(documents.size())};
-    result.nll_full = nll_full;
-    int64_t agree = 0;
-    for (size_t d = 0; d < runs.size(); ++d) {
-      for (size_t j = 0; j < runs[d].logprobs.size(); ++j) {
-        result.nll -= runs[d].logprobs[j];
-        agree += runs[d].argmax[j] == reference[d].argmax[j];
-      }
-      result.agree16 += share_equal(runs[d].greedy, reference[d].greedy, 16);
-      result.agree64 += share_equal(runs[d].greedy, reference[d].greedy, 64);
-      result.attention_recall += runs[d].attention_recall;
-    }
-    result.attention_recall /= static_cast<double>(runs.size());
-    result.nll /= static_cast<double>(tokens);
-    result.greedy_agreement = static_cast<double>(agree) / static_cast<double>(tokens);
-    result.agree16 /= static_cast<double>(runs.size());
-    result.agree64 /= static_cast<double>(runs.size());
+    EvalResult result = measure_row(row, run_documents(model, pool, row.cache, plan.slots, split, kGreedyTokens, reference),
+                                    reference, nll_full);
+    result.context = plan.prompt_length + plan.continue_length;
     results.push_back(std::move(result));
     if (progress) progress(static_cast<int64_t>(results.size()) + 1, total);
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/cache_eval.h"
 #include "kernels/thread_pool.h"
 #include "runtime/model.h"
 #include "runtime/snapstream_config.h"
@@ -24,6 +25,8 @@ struct EvalRow {
 };
 
 struct EvalResult {
+  std::string task = "continuation";  // or a retrieval task (eval/retrieval_tasks.h)
+  int64_t context = 0;                 // tokens per document: L + M, or a retrieval instance's length
   EvalRow row;
   int64_t documents = 0;
   double nll = 0;               // mean NLL per continuation token under the policy
@@ -32,6 +35,7 @@ struct EvalResult {
   double agree16 = 0;           // share of the first 16 free greedy tokens equal to the full cache's
   double agree64 = 0;
   double attention_recall = 0;  // the full cache's attention mass on positions the policy kept
+  double accuracy = -1;         // retrieval tasks: share of answers exactly right; -1 elsewhere
   double nll_gap() const { return nll - nll_full; }
 };
 
@@ -53,6 +57,30 @@ struct EvalPlan {
 // positions mode. Throws ConfigError for an unknown policy or a budget that cannot hold a
 // sink and a ring.
 std::vector<EvalRow> plan_rows(const EvalPlan& plan);
+
+// C for a budget written as a fraction of `length` ("1/4") or as positions ("96"). Throws
+// ConfigError for anything else.
+int64_t resolve_budget(const std::string& text, int64_t length);
+
+// The cache of a policy (snapstream, streaming, random) at budget C; throws ConfigError for an
+// unknown policy or positions mode.
+runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t sink, int64_t window,
+                                       int64_t pool_kernel, const std::string& positions, uint64_t seed);
+
+// Runs `documents` under `cache`, `slots` at a time, with `greedy_tokens` free tokens after each
+// prompt. Without `reference` the runs capture attention (to be a reference); with it, they
+// measure attention recall against it.
+std::vector<DocumentRun> run_documents(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache,
+                                       int64_t slots, std::span<const EvalDocument> documents, int64_t greedy_tokens,
+                                       std::span<const DocumentRun> reference);
+
+// The measures of `row`'s runs against the full cache's (`reference`, whose mean NLL per
+// continuation token is `nll_full`).
+EvalResult measure_row(const EvalRow& row, const std::vector<DocumentRun>& runs, const std::vector<DocumentRun>& reference,
+                       double nll_full);
+
+// Mean NLL per continuation token of a set of runs.
+double mean_nll(const std::vector<DocumentRun>& runs);
 
 // Runs the full cache once and every row on `documents` (each L + M tokens); `progress` is
 // called after each row with (rows done, rows in all).

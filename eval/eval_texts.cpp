@@ -7,6 +7,23 @@
 
 namespace snapstream::eval {
 
+std::vector<std::string> read_text_lines(const std::string& path) {
+  std::vector<std::string> texts;
+  read_jsonl(path, "texts", [&](const nlohmann::json& line) {
+    if (!line.contains("text") || !line.at("text").is_string()) throw runtime::InvalidRequestError("'text' must be a string");
+    texts.push_back(line.at("text").get<std::string>());
+  });
+  return texts;
+}
+
+std::vector<std::string> sample_story_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length,
+                                            uint64_t seed) {
+  std::vector<std::string> texts;
+  for (const auto& ids : generate_eval_texts(model, pool, count, length, seed).documents)
+    texts.push_back(model.tokenizer.decode(std::span<const int32_t>(ids).subspan(1)));
+  return texts;
+}
+
 EvalTexts read_eval_texts(const std::string& path, const runtime::Tokenizer& tokenizer, int64_t length) {
   EvalTexts texts;
   read_jsonl(path, "texts", [&](const nlohmann::json& line) {

@@ -25,4 +25,12 @@ EvalTexts read_eval_texts(const std::string& path, const runtime::Tokenizer& tok
 // document asked for. Throws InvalidRequestError when too few are long enough.
 EvalTexts generate_eval_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length, uint64_t seed);
 
+// The "text" of every line of a JSONL file, whole (a retrieval task's haystack). Throws
+// InvalidRequestError "FILE:LINE: ..." for a malformed line.
+std::vector<std::string> read_text_lines(const std::string& path);
+
+// generate_eval_texts' stories as text, BOS left out.
+std::vector<std::string> sample_story_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length,
+                                            uint64_t seed);
+
 }  // namespace snapstream::eval

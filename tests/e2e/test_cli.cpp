@@ -286,8 +286,8 @@ TEST_CASE("eval writes results.csv with its documented header, a report and plot
   std::ifstream csv(dir / "out" / "results.csv");
   std::string header, line;
   std::getline(csv, header);
-  CHECK(header == "policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,"
-                  "attention_recall");
+  CHECK(header == "task,context,policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,"
+                  "agree64,attention_recall,accuracy");
   int rows = 0;
   while (std::getline(csv, line)) ++rows;
   CHECK(rows == 6);  // three policies at budgets 32 and 16
@@ -369,4 +369,43 @@ TEST_CASE("convert writes a llama2.c checkpoint as a GGUF file that generates th
                                          shell_quote((dir / "bpe.gguf").string()));
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("byte-level BPE") != std::string::npos);
+}
+
+TEST_CASE("eval --task runs retrieval instances under every policy and budget and scores them", "[e2e][eval]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::TempDir dir;
+  const std::string command = binary() + " eval --model " + shell_quote((*models / "stories260K.gguf").string()) +
+                              " --task multikey --contexts 200,300 --budgets 1/2,1/4 --policies full,snapstream,streaming"
+                              " --documents 3 --generate 10 --seed 4 --slots 2 --out ";
+  const auto result = test::run_command(command + shell_quote((dir / "a").string()));
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  std::ifstream csv(dir / "a" / "results.csv");
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::string> rows;
+  while (std::getline(csv, line)) rows.push_back(line.substr(0, line.find(",", line.find(",", line.find(",") + 1) + 1)));
+  // Per context: the full cache, then each policy at C = context/2 and context/4.
+  const std::vector<std::string> expected = {"multikey,200,full",      "multikey,200,snapstream", "multikey,200,snapstream",
+                                             "multikey,200,streaming", "multikey,200,streaming",  "multikey,300,full",
+                                             "multikey,300,snapstream", "multikey,300,snapstream", "multikey,300,streaming",
+                                             "multikey,300,streaming"};
+  CHECK(rows == expected);
+  for (const char* file : {"report.md", "accuracy.png"}) CHECK(std::filesystem::exists(dir / "a" / file));
+  // Every row has an accuracy, a share of the three instances.
+  const std::string csv_text = test::read_text(dir / "a" / "results.csv");
+  CHECK(csv_text.find(",\n") == std::string::npos);
+  const auto again = test::run_command(command + shell_quote((dir / "b").string()));
+  REQUIRE(again.exit_code == 0);
+  CHECK(csv_text == test::read_text(dir / "b" / "results.csv"));
+
+  const auto too_long = test::run_command(binary() + " eval --model " + shell_quote((*models / "stories260K.gguf").string()) +
+                                          " --task niah --contexts 1024 --generate 2 --out " + shell_quote((dir / "c").string()));
+  CHECK(too_long.exit_code == 2);
+  CHECK(too_long.err.find("exceeds the model's context of 512") != std::string::npos);
+  const auto no_lengths = test::run_command(binary() + " eval --model " + shell_quote((*models / "stories260K.gguf").string()) +
+                                            " --generate 2 --out " + shell_quote((dir / "d").string()));
+  CHECK(no_lengths.exit_code == 2);
+  CHECK(no_lengths.err.find("needs --prompt-len and --continue-len") != std::string::npos);
 }
