@@ -32,6 +32,7 @@ struct EvalArgs {
   int64_t continue_length = 0;
   std::vector<std::string> budgets = {"1/2", "1/4", "1/8"};
   std::vector<std::string> policies = {"snapstream", "streaming", "random"};
+  std::vector<std::string> rings = {"1/2"};
   std::vector<int64_t> windows = {32};
   std::vector<int64_t> pool_kernels = {7};
   std::vector<std::string> positions = {"original"};
@@ -54,6 +55,7 @@ void progress_bar(int64_t done, int64_t total, std::chrono::steady_clock::time_p
 eval::EvalPlan rows_plan(const EvalArgs& a) {
   eval::EvalPlan plan;
   plan.policies = a.policies;
+  plan.rings = a.rings;
   plan.windows = a.windows;
   plan.pool_kernels = a.pool_kernels;
   plan.positions = a.positions;
@@ -152,6 +154,9 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--documents", args->documents, "retrieval: instances per context")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--budgets", args->budgets, "cache sizes C: fractions of L or of the context (1/4), or positions (96)")->delimiter(',')->capture_default_str();
   cmd->add_option("--policies", args->policies, "snapstream, streaming, random (and full, for a retrieval task's own row)")->delimiter(',')->capture_default_str();
+  cmd->add_option("--rings", args->rings, "SnapStream's ring R: fractions of C (1/2) or positions; the first is the default")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--windows", args->windows, "SnapKV observation windows; the first is the default")->delimiter(',')->capture_default_str();
   cmd->add_option("--pool-kernels", args->pool_kernels, "SnapKV pooling widths; the first is the default")->delimiter(',')->capture_default_str();
   cmd->add_option("--positions", args->positions, "original and/or reindexed; the first is the default")->delimiter(',')->capture_default_str();

@@ -16,8 +16,8 @@ namespace {
 
 // The rows with default window, pooling and positions: the ones the plots draw.
 bool is_base(const EvalResult& r, const EvalPlan& plan) {
-  return r.row.window == plan.windows.front() && r.row.pool_kernel == plan.pool_kernels.front() &&
-         r.row.positions == plan.positions.front();
+  return r.row.ring_share == plan.rings.front() && r.row.window == plan.windows.front() &&
+         r.row.pool_kernel == plan.pool_kernels.front() && r.row.positions == plan.positions.front();
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
@@ -78,12 +78,12 @@ std::string findings(const std::vector<EvalResult>& results, const EvalPlan& pla
 }  // namespace
 
 std::string eval_table(const std::vector<EvalResult>& results) {
-  std::string out = fmt::format("{:<11} {:>6} {:>6} {:>5} {:<10} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8}\n", "policy",
-                                "budget", "window", "pool", "positions", "nll", "nll_gap", "ppl", "agree_tf", "agree16", "agree64",
+  std::string out = fmt::format("{:<11} {:>6} {:>5} {:>6} {:>5} {:<10} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8}\n", "policy",
+                                "budget", "ring", "window", "pool", "positions", "nll", "nll_gap", "ppl", "agree_tf", "agree16", "agree64",
                                 "recall");
   for (const auto& r : results)
-    out += fmt::format("{:<11} {:>6} {:>6} {:>5} {:<10} {:>8.4f} {:>+8.4f} {:>8.3f} {:>8.1f}% {:>7.1f}% {:>7.1f}% {:>7.1f}%\n",
-                       r.row.policy, r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(),
+    out += fmt::format("{:<11} {:>6} {:>5} {:>6} {:>5} {:<10} {:>8.4f} {:>+8.4f} {:>8.3f} {:>8.1f}% {:>7.1f}% {:>7.1f}% {:>7.1f}%\n",
+                       r.row.policy, r.row.budget, r.row.ring, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(),
                        std::exp(r.nll), 100 * r.greedy_agreement, 100 * r.agree16, 100 * r.agree64, 100 * r.attention_recall);
   if (!results.empty())
     out += fmt::format("full cache: nll {:.4f}, perplexity {:.3f}\n", results.front().nll_full, std::exp(results.front().nll_full));
@@ -92,11 +92,11 @@ std::string eval_table(const std::vector<EvalResult>& results) {
 
 std::string eval_csv(const std::vector<EvalResult>& results) {
   std::string out =
-      "task,context,policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,"
+      "task,context,policy,budget,ring,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,"
       "attention_recall,accuracy\n";
   for (const auto& r : results)
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{}\n", r.task, r.context,
-                       r.row.policy, r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.documents, r.nll,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{}\n", r.task, r.context,
+                       r.row.policy, r.row.budget, r.row.ring, r.row.window, r.row.pool_kernel, r.row.positions, r.documents, r.nll,
                        r.nll_full, r.nll_gap(), r.greedy_agreement, r.agree16, r.agree64, r.attention_recall,
                        r.accuracy < 0 ? std::string() : fmt::format("{:.6f}", r.accuracy));
   return out;
@@ -130,11 +130,11 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
       "a ring of C/2, streaming (StreamingLLM) a ring of C - S. Regenerate with:\n\n```sh\n{}\n```\n\n",
       setting.documents, setting.texts, setting.dropped_short, setting.plan.prompt_length, setting.plan.continue_length,
       setting.plan.sink, setting.command);
-  md += "| policy | C | window | pool | positions | NLL | NLL gap | perplexity | greedy agreement | agree@16 | agree@64 | "
-        "attention recall |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md += "| policy | C | R | window | pool | positions | NLL | NLL gap | perplexity | greedy agreement | agree@16 | agree@64 | "
+        "attention recall |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results)
-    md += fmt::format("| {} | {} | {} | {} | {} | {:.4f} | {:+.4f} | {:.3f} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% |\n",
-                      r.row.policy, r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.4f} | {:+.4f} | {:.3f} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% |\n",
+                      r.row.policy, r.row.budget, r.row.ring, r.row.window, r.row.pool_kernel, r.row.positions, r.nll, r.nll_gap(),
                       std::exp(r.nll), 100 * r.greedy_agreement, 100 * r.agree16, 100 * r.agree64, 100 * r.attention_recall);
   if (!results.empty())
     md += fmt::format("\nFull cache: NLL {:.4f} nats per token, perplexity {:.3f}.\n", results.front().nll_full,
@@ -145,11 +145,11 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
 }
 
 std::string task_table(const std::vector<EvalResult>& results) {
-  std::string out = fmt::format("{:<10} {:>7} {:<11} {:>6} {:>9} {:>10} {:>8} {:>8} {:>8}\n", "task", "context", "policy", "budget",
-                                "accuracy", "answer_nll", "nll_gap", "agree16", "recall");
+  std::string out = fmt::format("{:<10} {:>7} {:<11} {:>6} {:>5} {:>9} {:>10} {:>8} {:>8} {:>8}\n", "task", "context", "policy",
+                                "budget", "ring", "accuracy", "answer_nll", "nll_gap", "agree16", "recall");
   for (const auto& r : results)
-    out += fmt::format("{:<10} {:>7} {:<11} {:>6} {:>8.1f}% {:>10.4f} {:>+8.4f} {:>7.1f}% {:>7.1f}%\n", r.task, r.context, r.row.policy,
-                       r.row.budget, 100 * r.accuracy, r.nll, r.nll_gap(), 100 * r.agree16, 100 * r.attention_recall);
+    out += fmt::format("{:<10} {:>7} {:<11} {:>6} {:>5} {:>8.1f}% {:>10.4f} {:>+8.4f} {:>7.1f}% {:>7.1f}%\n", r.task, r.context,
+                       r.row.policy, r.row.budget, r.row.ring, 100 * r.accuracy, r.nll, r.nll_gap(), 100 * r.agree16, 100 * r.attention_recall);
   return out;
 }
 
@@ -161,8 +161,8 @@ void write_task_report(const std::filesystem::path& dir, const TaskSetting& sett
   std::map<std::string, std::string> series;
   std::vector<std::string> names;
   for (const auto& r : results) {
-    if (r.row.window != results.front().row.window || r.row.pool_kernel != results.front().row.pool_kernel ||
-        r.row.positions != results.front().row.positions)
+    if (r.row.ring_share != results.front().row.ring_share || r.row.window != results.front().row.window ||
+        r.row.pool_kernel != results.front().row.pool_kernel || r.row.positions != results.front().row.positions)
       continue;
     const std::string name = fmt::format("{}-{}", r.row.policy, r.context);
     if (!series.count(name)) names.push_back(name);
@@ -181,11 +181,11 @@ void write_task_report(const std::filesystem::path& dir, const TaskSetting& sett
       "match. Answer NLL and its gap are teacher-forced over the answer's tokens, against the full cache on the same "
       "instances. Regenerate with:\n\n```sh\n{}\n```\n\n",
       setting.instances, setting.haystack, setting.command);
-  md += "| context | policy | C | window | pool | positions | accuracy | answer NLL | NLL gap | agree@16 | attention recall |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md += "| context | policy | C | R | window | pool | positions | accuracy | answer NLL | NLL gap | agree@16 | attention recall |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f}% | {:.4f} | {:+.4f} | {:.1f}% | {:.1f}% |\n", r.context, r.row.policy,
-                      r.row.budget, r.row.window, r.row.pool_kernel, r.row.positions, 100 * r.accuracy, r.nll, r.nll_gap(),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f}% | {:.4f} | {:+.4f} | {:.1f}% | {:.1f}% |\n", r.context, r.row.policy,
+                      r.row.budget, r.row.ring, r.row.window, r.row.pool_kernel, r.row.positions, 100 * r.accuracy, r.nll, r.nll_gap(),
                       100 * r.agree16, 100 * r.attention_recall);
   md += "\n![Accuracy against budget](accuracy.png)\n";
   write_file(dir / "report.md", md);

@@ -39,10 +39,11 @@ int64_t resolve_budget(const std::string& text, int64_t length) {
   throw runtime::ConfigError("a budget is a fraction of the prompt length (1/4) or a number of positions (96), not '" + text + "'");
 }
 
-runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t sink, int64_t window,
+runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t ring, int64_t sink, int64_t window,
                                        int64_t pool_kernel, const std::string& positions, uint64_t seed) {
   runtime::SnapStreamConfig c;
   c.capacity = budget;
+  c.ring = ring;
   c.sink = sink;
   c.window = window;
   c.pool_kernel = pool_kernel;
@@ -111,21 +112,25 @@ EvalResult measure_row(const EvalRow& row, const std::vector<DocumentRun>& runs,
 std::vector<EvalRow> plan_rows(const EvalPlan& plan) {
   if (plan.windows.empty() || plan.pool_kernels.empty() || plan.positions.empty() || plan.policies.empty() || plan.budgets.empty())
     throw runtime::ConfigError("an evaluation needs at least one policy, budget, window, pooling width and positions mode");
+  if (plan.rings.empty()) throw runtime::ConfigError("an evaluation needs at least one ring share");
   std::vector<EvalRow> rows;
-  auto add = [&](const std::string& policy, int64_t budget, int64_t window, int64_t pool, const std::string& positions) {
-    rows.push_back({policy, budget, window, pool, positions,
-                    policy_cache(policy, budget, plan.sink, window, pool, positions, plan.seed)});
+  auto add = [&](const std::string& policy, int64_t budget, const std::string& ring_share, int64_t window, int64_t pool,
+                 const std::string& positions) {
+    const auto cache = policy_cache(policy, budget, resolve_budget(ring_share, budget), plan.sink, window, pool, positions, plan.seed);
+    rows.push_back({policy, budget, ring_share, cache.ring, window, pool, positions, cache});
   };
   const int64_t window = plan.windows.front(), pool = plan.pool_kernels.front();
-  const std::string& positions = plan.positions.front();
+  const std::string &positions = plan.positions.front(), &ring = plan.rings.front();
   for (const auto& policy : plan.policies)
-    for (const int64_t budget : plan.budgets) add(policy, budget, window, pool, positions);
+    for (const int64_t budget : plan.budgets) add(policy, budget, ring, window, pool, positions);
   const bool snapstream = std::find(plan.policies.begin(), plan.policies.end(), "snapstream") != plan.policies.end();
   for (const int64_t budget : plan.budgets) {
-    for (size_t i = 1; snapstream && i < plan.windows.size(); ++i) add("snapstream", budget, plan.windows[i], pool, positions);
-    for (size_t i = 1; snapstream && i < plan.pool_kernels.size(); ++i) add("snapstream", budget, window, plan.pool_kernels[i], positions);
+    for (size_t i = 1; snapstream && i < plan.rings.size(); ++i) add("snapstream", budget, plan.rings[i], window, pool, positions);
+    for (size_t i = 1; snapstream && i < plan.windows.size(); ++i) add("snapstream", budget, ring, plan.windows[i], pool, positions);
+    for (size_t i = 1; snapstream && i < plan.pool_kernels.size(); ++i)
+      add("snapstream", budget, ring, window, plan.pool_kernels[i], positions);
     for (size_t i = 1; i < plan.positions.size(); ++i)
-      for (const auto& policy : plan.policies) add(policy, budget, window, pool, plan.positions[i]);
+      for (const auto& policy : plan.policies) add(policy, budget, ring, window, pool, plan.positions[i]);
   }
   return rows;
 }

@@ -18,6 +18,8 @@ namespace snapstream::eval {
 struct EvalRow {
   std::string policy;  // snapstream, streaming or random
   int64_t budget = 0;  // C
+  std::string ring_share;  // the ring's share of C as asked for ("1/2"); streaming's ring is C - S whatever it says
+  int64_t ring = 0;        // R as run
   int64_t window = 0;
   int64_t pool_kernel = 0;
   std::string positions;  // original or reindexed
@@ -44,7 +46,8 @@ struct EvalPlan {
   int64_t continue_length = 0;  // M
   std::vector<int64_t> budgets;
   std::vector<std::string> policies;
-  std::vector<int64_t> windows;       // the first is the default; the rest add SnapStream rows
+  std::vector<std::string> rings = {"1/2"};  // R as a fraction of C or positions; the first is the default, the rest add SnapStream rows
+  std::vector<int64_t> windows;       // likewise
   std::vector<int64_t> pool_kernels;  // likewise
   std::vector<std::string> positions; // likewise, for every policy
   int64_t sink = 4;
@@ -53,8 +56,8 @@ struct EvalPlan {
 };
 
 // The rows the plan asks for: every policy at every budget with the default settings, then
-// SnapStream with each other window and pooling width, and every policy with each other
-// positions mode. Throws ConfigError for an unknown policy or a budget that cannot hold a
+// SnapStream with each other ring share, window and pooling width, and every policy with each
+// other positions mode. Throws ConfigError for an unknown policy or a budget that cannot hold a
 // sink and a ring.
 std::vector<EvalRow> plan_rows(const EvalPlan& plan);
 
@@ -62,9 +65,9 @@ std::vector<EvalRow> plan_rows(const EvalPlan& plan);
 // ConfigError for anything else.
 int64_t resolve_budget(const std::string& text, int64_t length);
 
-// The cache of a policy (snapstream, streaming, random) at budget C; throws ConfigError for an
-// unknown policy or positions mode.
-runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t sink, int64_t window,
+// The cache of a policy (snapstream, streaming, random) at budget C with a ring of R (streaming:
+// C - S); throws ConfigError for an unknown policy or positions mode.
+runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t ring, int64_t sink, int64_t window,
                                        int64_t pool_kernel, const std::string& positions, uint64_t seed);
 
 // Runs `documents` under `cache`, `slots` at a time, with `greedy_tokens` free tokens after each

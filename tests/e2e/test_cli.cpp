@@ -286,7 +286,7 @@ TEST_CASE("eval writes results.csv with its documented header, a report and plot
   std::ifstream csv(dir / "out" / "results.csv");
   std::string header, line;
   std::getline(csv, header);
-  CHECK(header == "task,context,policy,budget,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,"
+  CHECK(header == "task,context,policy,budget,ring,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,"
                   "agree64,attention_recall,accuracy");
   int rows = 0;
   while (std::getline(csv, line)) ++rows;
