@@ -217,7 +217,7 @@ void Engine::admit_waiting(int64_t spent) {
     free_slots_.pop_back();
     publish_slots();
     const auto length = static_cast<int64_t>(sequence.spec.prompt_ids.size());
-    sequence.limit = generation_limit(sequence.spec.max_tokens, length, model_.shape.context_length);
+    sequence.limit = generation_limit(sequence.spec.max_tokens, length, model_.shape.context_length, cache_.streams_past_context());
     sequence.chunks = runner_.chunk_lengths(length);
     sequence.stream->mark_admitted();
     {

@@ -46,7 +46,7 @@ GenerationResult Generator::run(std::span<const int32_t> prompt_ids, const std::
   GenerationResult result;
   result.prompt_ids.assign(prompt_ids.begin(), prompt_ids.end());
   result.finish_reason = "length";
-  const int64_t max_tokens = generation_limit(options_.max_tokens, prompt_length, context);
+  const int64_t max_tokens = generation_limit(options_.max_tokens, prompt_length, context, cache_.streams_past_context());
   std::vector<float> logits(static_cast<size_t>(model_.shape.vocab));
 
   auto start = std::chrono::steady_clock::now();

@@ -276,7 +276,7 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
     if (in.slot < 0 || in.slot >= cache_.slots()) throw ContractError("decode slot out of range");
     if (std::count(bindings.slots.begin(), bindings.slots.end(), in.slot) != 0)
       throw ContractError("a decode batch names slot " + std::to_string(in.slot) + " twice");
-    if (cache_.state(in.slot).length >= model_.shape.context_length)
+    if (cache_.state(in.slot).length >= model_.shape.context_length && !cache_.streams_past_context())
       throw ContractError("the sequence in slot " + std::to_string(in.slot) + " has reached the context length");
     tokens.push_back(in.token);
     bindings.slots.push_back(in.slot);

@@ -47,6 +47,10 @@ class SlotKvCache {
   const SnapStreamConfig& config() const { return config_; }
   int64_t slots() const { return slots_; }
   int64_t capacity() const { return config_.capacity; }
+  // Whether a sequence may grow past the model's context: a bounded cache with re-indexed
+  // positions keeps every query-key distance below its capacity (StreamingLLM's unbounded
+  // streaming), where original positions would rotate keys beyond anything the model saw.
+  bool streams_past_context() const { return !config_.full_cache && config_.positions == PositionMode::Reindexed; }
 
   kernels::KvRows keys(int64_t slot, int64_t layer) { return {config_.kv_dtype, keys_.data() + offset(slot, layer)}; }
   kernels::KvRows values(int64_t slot, int64_t layer) { return {config_.kv_dtype, values_.data() + offset(slot, layer)}; }

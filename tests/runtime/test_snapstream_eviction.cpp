@@ -18,6 +18,7 @@
 #include "runtime/graph_runner.h"
 #include "runtime/model.h"
 #include "runtime/slot_kv_cache.h"
+#include "runtime/stop_rule.h"
 #include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
@@ -274,4 +275,51 @@ TEST_CASE("SnapStream with room for every position equals the full cache exactly
   CHECK(run(false, PositionMode::Original) == full);
   // Until a token is evicted, re-indexed positions are the absolute ones.
   CHECK(run(false, PositionMode::Reindexed) == full);
+}
+
+TEST_CASE("re-indexed positions stream past the context, each step as a model with a longer context computes it",
+          "[snapstream]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  auto longer = load_model((*models / "stories260K.gguf").string());
+  longer->shape.context_length = 4 * model->shape.context_length;
+  kernels::ThreadPool pool(2);
+  const auto prompt = long_prompt(*model, *models, 100);
+  const int64_t steps = 3 * model->shape.context_length;  // the sequence ends near 3.2 contexts
+  auto run = [&](const Model& m) {
+    SnapStreamConfig config;
+    config.positions = PositionMode::Reindexed;
+    config.capacity = 128;
+    SlotKvCache cache(m.shape, config.resolved(m.shape.context_length), 1);
+    REQUIRE(cache.streams_past_context());
+    GraphRunner runner(m, pool, cache);
+    std::vector<float> logits(static_cast<size_t>(m.shape.vocab)), all;
+    runner.prefill(prompt, 0, logits.data());
+    for (int64_t step = 0; step < steps; ++step) {
+      all.insert(all.end(), logits.begin(), logits.end());
+      const DecodeInput input[1] = {{static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin()), 0}};
+      runner.decode(input, logits.data());
+    }
+    CHECK(cache.state(0).length == static_cast<int64_t>(prompt.size()) + steps);
+    return all;
+  };
+  const auto streamed = run(*model);
+  CHECK(std::all_of(streamed.begin(), streamed.end(), [](float x) { return std::isfinite(x); }));
+  CHECK(streamed == run(*longer));
+
+  // Original positions stop at the context, in the runner and in the generation limit.
+  SnapStreamConfig original;
+  original.capacity = 128;
+  SlotKvCache cache(model->shape, original.resolved(model->shape.context_length), 1);
+  CHECK_FALSE(cache.streams_past_context());
+  GenerationOptions options;
+  options.cache.capacity = 128;
+  options.max_tokens = 2000;
+  options.sampling.temperature = 0.0f;
+  Generator generator(*model, pool, options);
+  const auto result = generator.run(prompt);
+  CHECK(static_cast<int64_t>(result.prompt_ids.size() + result.ids.size()) <= model->shape.context_length);
+  CHECK(generation_limit(2000, 100, 512, false) == 412);
+  CHECK(generation_limit(2000, 100, 512, true) == 2000);
 }
