@@ -1,7 +1,11 @@
 // `snapstream eval`: how much a bounded cache costs on real weights. SnapStream, StreamingLLM
-// and a random baseline at the same budgets, against the full cache, on the same documents.
+// and a random baseline at the same budgets, against the full cache, on the same documents
+// (continuation), retrieval task instances (--task niah ...) or streams past the context
+// (--task stream).
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -10,6 +14,7 @@
 #include "eval/eval_report.h"
 #include "eval/eval_run.h"
 #include "eval/eval_texts.h"
+#include "eval/stream_eval.h"
 #include "eval/task_eval.h"
 #include "kernels/thread_pool.h"
 #include "runtime/errors.h"
@@ -20,12 +25,19 @@ namespace {
 // Stories sampled from the model for a retrieval task's haystack when no texts are given.
 constexpr int64_t kDefaultHaystackStories = 200;
 constexpr int64_t kHaystackStoryTokens = 128;
+constexpr int64_t kDefaultInstances = 100;
+constexpr int64_t kDefaultStreams = 4;
+constexpr int64_t kStreamPrompt = 64;  // tokens each stream is prefilled with before teacher forcing
+// Stories per stream are at most about this many: the seeds of consecutive streams never meet.
+constexpr uint64_t kStreamSeedStride = 10007;
 
 struct EvalArgs {
   ModelFlags model;
   std::string task = "continuation";
   std::vector<int64_t> contexts = {1024};
-  int64_t documents = 100;
+  int64_t documents = 0;  // 0: 100 retrieval instances, or 4 streams
+  int64_t stream_length = 0;  // 0: four times the model's context
+  int64_t stream_window = 256;
   std::string texts;
   int64_t generate = 0;
   int64_t prompt_length = 0;
@@ -72,7 +84,7 @@ void run_task_command(const EvalArgs& a) {
   plan.contexts = a.contexts;
   plan.budgets = a.budgets;
   plan.rows = rows_plan(a);
-  plan.instances = a.documents;
+  plan.instances = a.documents > 0 ? a.documents : kDefaultInstances;
   const auto model = load_model_logged(a.model);
   kernels::ThreadPool pool(a.model.threads);
   const auto start = std::chrono::steady_clock::now();
@@ -90,11 +102,49 @@ void run_task_command(const EvalArgs& a) {
   const eval::Haystack haystack(texts, model->tokenizer);
   const auto results = eval::run_task_eval(*model, pool, plan, haystack, [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
   std::cout << eval::task_table(results);
-  eval::write_task_report(a.out, {std::filesystem::path(a.model.path).filename().string(), a.task, source, a.documents, a.command}, results);
+  eval::write_task_report(a.out, {std::filesystem::path(a.model.path).filename().string(), a.task, source, plan.instances, a.command}, results);
   std::cout << "wrote " << a.out << "/results.csv, report.md and accuracy.png\n";
 }
 
+// Streaming: NLL per window along streams longer than the context, under each cache.
+void run_stream_command(const EvalArgs& a) {
+  const auto model = load_model_logged(a.model);
+  const int64_t context = model->shape.context_length;
+  const int64_t length = a.stream_length > 0 ? a.stream_length : 4 * context;
+  const int64_t prompt = a.prompt_length > 0 ? a.prompt_length : kStreamPrompt;
+  const int64_t streams = a.documents > 0 ? a.documents : kDefaultStreams;
+  eval::EvalPlan plan = rows_plan(a);
+  std::vector<eval::EvalRow> rows;
+  if (std::find(plan.policies.begin(), plan.policies.end(), "full") != plan.policies.end()) {
+    runtime::SnapStreamConfig full;
+    full.full_cache = true;
+    rows.push_back({"full", context, plan.rings.front(), context, plan.windows.front(), plan.pool_kernels.front(), "original", full});
+    plan.policies.erase(std::remove(plan.policies.begin(), plan.policies.end(), "full"), plan.policies.end());
+  }
+  for (const auto& b : a.budgets) plan.budgets.push_back(eval::resolve_budget(b, context));
+  if (!plan.policies.empty())
+    for (auto& row : eval::plan_rows(plan)) rows.push_back(std::move(row));
+  for (const auto& row : rows) row.cache.resolved(context);
+  kernels::ThreadPool pool(a.model.threads);
+  const auto start = std::chrono::steady_clock::now();
+  spdlog::info("sampling {} streams of {} tokens (stories joined, temperature 1, seed {})", streams, length, a.seed);
+  std::vector<std::vector<int32_t>> texts;
+  for (int64_t d = 0; d < streams; ++d)
+    texts.push_back(eval::sample_story_stream(*model, pool, length, a.seed + static_cast<uint64_t>(d) * kStreamSeedStride));
+  const auto windows = eval::run_stream_eval(*model, pool, rows, texts, prompt, a.stream_window, a.slots,
+                                             [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
+  for (const auto& w : windows)
+    std::cout << fmt::format("{:<11} C={:<5} {:<10} {:>5}-{:<5} nll {:.4f}\n", w.row.policy, w.row.budget, w.row.positions, w.begin,
+                             w.end, w.nll);
+  const std::string what = std::to_string(length) + " tokens each, " + std::to_string(prompt) + " prefilled, windows of " +
+                           std::to_string(a.stream_window);
+  eval::write_stream_report(a.out, {std::filesystem::path(a.model.path).filename().string(), what,
+                                    "stories the model samples, joined", streams, a.command}, windows);
+  std::cout << "wrote " << a.out << "/stream.csv, report.md and nll_by_position.png\n";
+}
+
 void run_eval_command(const EvalArgs& a) {
+  if (a.task == "stream") return run_stream_command(a);
   if (a.task != "continuation") return run_task_command(a);
   if (a.prompt_length == 0 || a.continue_length == 0)
     throw runtime::ConfigError("--task continuation needs --prompt-len and --continue-len");
@@ -143,7 +193,7 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--generate", args->generate, "sample N documents (or haystack stories, default 200) from the model instead")
       ->check(CLI::PositiveNumber)
       ->excludes(texts);
-  cmd->add_option("--task", args->task, "continuation, or a retrieval task: niah, multikey, multivalue, multiquery, vt")
+  cmd->add_option("--task", args->task, "continuation, stream, or a retrieval task: niah, multikey, multivalue, multiquery, vt")
       ->capture_default_str();
   cmd->add_option("--prompt-len", args->prompt_length, "continuation: L, prompt tokens per document")->check(CLI::PositiveNumber);
   cmd->add_option("--continue-len", args->continue_length, "continuation: M, continuation tokens per document")->check(CLI::PositiveNumber);
@@ -151,7 +201,10 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--documents", args->documents, "retrieval: instances per context")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--documents", args->documents, "retrieval: instances per context (100); stream: streams (4)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--stream-length", args->stream_length, "stream: tokens per stream (default 4x the context)")->check(CLI::PositiveNumber);
+  cmd->add_option("--stream-window", args->stream_window, "stream: positions per NLL window")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--budgets", args->budgets, "cache sizes C: fractions of L or of the context (1/4), or positions (96)")->delimiter(',')->capture_default_str();
   cmd->add_option("--policies", args->policies, "snapstream, streaming, random (and full, for a retrieval task's own row)")->delimiter(',')->capture_default_str();
   cmd->add_option("--rings", args->rings, "SnapStream's ring R: fractions of C (1/2) or positions; the first is the default")

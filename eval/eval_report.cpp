@@ -191,4 +191,45 @@ void write_task_report(const std::filesystem::path& dir, const TaskSetting& sett
   write_file(dir / "report.md", md);
 }
 
+void write_stream_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<StreamWindow>& windows) {
+  std::filesystem::create_directories(dir);
+  auto cache_name = [](const EvalRow& row) {
+    return row.policy == "full" ? std::string("full") : fmt::format("{}-C{}-{}", row.policy, row.budget, row.positions);
+  };
+  std::string csv = "policy,budget,ring,positions,begin,end,tokens,nll\n";
+  std::map<std::string, std::string> series;
+  std::vector<std::string> names;
+  for (const auto& w : windows) {
+    csv += fmt::format("{},{},{},{},{},{},{},{:.6f}\n", w.row.policy, w.row.budget, w.row.ring, w.row.positions, w.begin, w.end,
+                       w.tokens, w.nll);
+    const std::string name = cache_name(w.row);
+    if (!series.count(name)) names.push_back(name);
+    series[name] += fmt::format("{},{:.6f}\n", (w.begin + w.end) / 2, w.nll);
+  }
+  write_file(dir / "stream.csv", csv);
+  for (const auto& [name, data] : series) write_file(dir / (name + ".dat"), data);
+  std::string script = fmt::format(
+      "set terminal pngcairo size 800,500 noenhanced font ',10'\nset output '{}'\nset datafile separator ','\n"
+      "set title '{}: NLL along a stream ({})'\nset xlabel 'position (window middle)'\nset ylabel 'NLL per token (nats)'\n"
+      "set grid\nset key top right\nplot ",
+      (dir / "nll_by_position.png").string(), setting.model, setting.task);
+  for (size_t i = 0; i < names.size(); ++i)
+    script += fmt::format("{}'{}' using 1:2 with linespoints title '{}'", i ? ", " : "", (dir / (names[i] + ".dat")).string(), names[i]);
+  run_gnuplot(script + "\n", (dir / "nll_by_position.png").string());
+  for (const auto& name : names) std::filesystem::remove(dir / (name + ".dat"));
+
+  std::string md = fmt::format("# Streaming past the context: {}\n\n", setting.model);
+  md += fmt::format(
+      "{} streams ({}), {}. Each is prefilled over its first tokens, then teacher-forced one decode step at a time; "
+      "the NLL of every next token is averaged per window of positions. The full cache and original positions stop at "
+      "the model's context; a bounded cache with re-indexed positions goes on. Regenerate with:\n\n```sh\n{}\n```\n\n",
+      setting.instances, setting.haystack, setting.task, setting.command);
+  md += "| cache | R | positions | window | tokens | NLL |\n|---|---|---|---|---|---|\n";
+  for (const auto& w : windows)
+    md += fmt::format("| {} | {} | {} | {}-{} | {} | {:.4f} |\n", cache_name(w.row), w.row.ring, w.row.positions, w.begin, w.end,
+                      w.tokens, w.nll);
+  md += "\n![NLL along the stream](nll_by_position.png)\n";
+  write_file(dir / "report.md", md);
+}
+
 }  // namespace snapstream::eval

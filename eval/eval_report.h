@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "eval/eval_run.h"
+#include "eval/stream_eval.h"
 
 namespace snapstream::eval {
 
@@ -39,5 +40,9 @@ struct TaskSetting {
 // Writes results.csv, report.md and accuracy.png (accuracy against budget, a line per policy
 // and context) into `dir`.
 void write_task_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<EvalResult>& results);
+
+// Streaming: stream.csv (one line per cache and window), report.md and nll_by_position.png (a
+// line per cache) into `dir`; `setting.task` names the stream's text and length.
+void write_stream_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<StreamWindow>& windows);
 
 }  // namespace snapstream::eval

@@ -59,7 +59,8 @@ struct TaskText {
 
 std::vector<std::string_view> draw_names(Draws& draws, int64_t count) {
   std::vector<std::string_view> names(kNames.begin(), kNames.end());
-  for (int64_t i = 0; i < count; ++i) std::swap(names[static_cast<size_t>(i)], names[static_cast<size_t>(i + draws.below(static_cast<int64_t>(names.size()) - i))]);
+  const auto size = static_cast<int64_t>(names.size());
+  for (int64_t i = 0; i < count; ++i) std::swap(names[static_cast<size_t>(i)], names[static_cast<size_t>(i + draws.below(size - i))]);
   names.resize(static_cast<size_t>(count));
   return names;
 }

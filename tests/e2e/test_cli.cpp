@@ -2,6 +2,7 @@
 // make-model -> info -> generate, eval and task instances, and one-line errors with exit code 2 for broken files.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -408,4 +409,35 @@ TEST_CASE("eval --task runs retrieval instances under every policy and budget an
                                             " --generate 2 --out " + shell_quote((dir / "d").string()));
   CHECK(no_lengths.exit_code == 2);
   CHECK(no_lengths.err.find("needs --prompt-len and --continue-len") != std::string::npos);
+}
+
+TEST_CASE("eval --task stream scores windows past the context only for re-indexed bounded caches", "[e2e][eval]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::TempDir dir;
+  const auto result = test::run_command(binary() + " eval --model " + shell_quote((*models / "stories260K.gguf").string()) +
+                                        " --task stream --stream-length 1100 --stream-window 256 --budgets 96"
+                                        " --policies full,snapstream --positions original,reindexed --documents 2 --seed 1 --out " +
+                                        shell_quote((dir / "s").string()));
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  std::ifstream csv(dir / "s" / "stream.csv");
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line == "policy,budget,ring,positions,begin,end,tokens,nll");
+  std::map<std::string, std::vector<std::string>> windows;  // cache -> window ends
+  while (std::getline(csv, line)) {
+    std::vector<std::string> fields;
+    std::stringstream in(line);
+    for (std::string field; std::getline(in, field, ',');) fields.push_back(field);
+    REQUIRE(fields.size() == 8);
+    windows[fields[0] + "/" + fields[3]].push_back(fields[5]);
+    CHECK(std::stod(fields[7]) > 0.0);
+  }
+  // The full cache and original positions stop at the 512-token context; re-indexed goes on to 1100.
+  const std::vector<std::string> to_context = {"256", "512"}, past = {"256", "512", "768", "1024", "1100"};
+  CHECK(windows["full/original"] == to_context);
+  CHECK(windows["snapstream/original"] == to_context);
+  CHECK(windows["snapstream/reindexed"] == past);
+  for (const char* file : {"report.md", "nll_by_position.png"}) CHECK(std::filesystem::exists(dir / "s" / file));
 }

@@ -1,0 +1,86 @@
+// Teacher-forced streams in slots of one cache, scored token by token into windows of positions.
+#include "eval/stream_eval.h"
+
+#include <algorithm>
+
+#include "runtime/errors.h"
+#include "runtime/generator.h"
+#include "runtime/graph_runner.h"
+#include "runtime/slot_kv_cache.h"
+#include "runtime/token_logprobs.h"
+
+namespace snapstream::eval {
+
+std::vector<int32_t> sample_story_stream(const runtime::Model& model, kernels::ThreadPool& pool, int64_t length, uint64_t seed) {
+  runtime::GenerationOptions options;
+  options.max_tokens = model.shape.context_length - 1;
+  options.cache.full_cache = true;
+  options.sampling.temperature = 1.0f;
+  const std::vector<int32_t> start = {model.tokenizer.bos_id()};
+  std::vector<int32_t> stream;
+  for (uint64_t story = 0; static_cast<int64_t>(stream.size()) < length; ++story) {
+    options.sampling.seed = seed + story;
+    const runtime::GenerationResult result = runtime::generate(model, pool, start, options);
+    stream.push_back(model.tokenizer.bos_id());
+    stream.insert(stream.end(), result.ids.begin(), result.ids.end());
+  }
+  stream.resize(static_cast<size_t>(length));
+  return stream;
+}
+
+std::vector<StreamWindow> run_stream_eval(const runtime::Model& model, kernels::ThreadPool& pool, const std::vector<EvalRow>& rows,
+                                          const std::vector<std::vector<int32_t>>& streams, int64_t prompt_length, int64_t window,
+                                          int64_t slots, const std::function<void(int64_t, int64_t)>& progress) {
+  if (streams.empty() || window <= 0 || prompt_length <= 0 || slots <= 0)
+    throw runtime::ConfigError("a stream evaluation needs streams, a window, a prompt and slots");
+  const auto length = static_cast<int64_t>(streams.front().size());
+  for (const auto& stream : streams)
+    if (static_cast<int64_t>(stream.size()) != length || length <= prompt_length)
+      throw runtime::InvalidRequestError("every stream must have the same length, longer than the prompt of " + std::to_string(prompt_length));
+  if (prompt_length >= model.shape.context_length)
+    throw runtime::ConfigError("the prompt of " + std::to_string(prompt_length) + " tokens must be shorter than the context");
+  const auto vocab = static_cast<size_t>(model.shape.vocab);
+  const int64_t windows = (length + window - 1) / window;
+  std::vector<StreamWindow> results;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::vector<double> nll(static_cast<size_t>(windows), 0.0);
+    std::vector<int64_t> tokens(static_cast<size_t>(windows), 0);
+    for (size_t first = 0; first < streams.size(); first += static_cast<size_t>(slots)) {
+      const auto size = std::min(static_cast<size_t>(slots), streams.size() - first);
+      const auto group = std::span<const std::vector<int32_t>>(streams).subspan(first, size);
+      const auto count = static_cast<int64_t>(group.size());
+      runtime::SlotKvCache cache(model.shape, rows[r].cache.resolved(model.shape.context_length), count);
+      runtime::GraphRunner runner(model, pool, cache);
+      std::vector<float> logits(static_cast<size_t>(count) * vocab);
+      auto score = [&](int64_t position) {  // the logits predict stream[position] in every slot
+        const auto w = static_cast<size_t>(position / window);
+        for (int64_t s = 0; s < count; ++s) {
+          const std::span<const float> row(logits.data() + static_cast<size_t>(s) * vocab, vocab);
+          nll[w] -= runtime::token_logprob(row, group[static_cast<size_t>(s)][static_cast<size_t>(position)]);
+          ++tokens[w];
+        }
+      };
+      for (int64_t s = 0; s < count; ++s)
+        runner.prefill(std::span<const int32_t>(group[static_cast<size_t>(s)]).first(static_cast<size_t>(prompt_length)), s,
+                       logits.data() + static_cast<size_t>(s) * vocab);
+      score(prompt_length);
+      // A sequence ends where it may not grow: the context, unless the cache streams past it.
+      const int64_t last = cache.streams_past_context() ? length : std::min(length, model.shape.context_length);
+      std::vector<runtime::DecodeInput> batch(static_cast<size_t>(count));
+      for (int64_t position = prompt_length + 1; position < last; ++position) {
+        for (int64_t s = 0; s < count; ++s)
+          batch[static_cast<size_t>(s)] = {group[static_cast<size_t>(s)][static_cast<size_t>(position - 1)], s};
+        runner.decode(batch, logits.data());
+        score(position);
+      }
+    }
+    for (int64_t w = 0; w < windows; ++w)
+      if (tokens[static_cast<size_t>(w)] > 0)
+        results.push_back({rows[r], w * window, std::min(length, (w + 1) * window), tokens[static_cast<size_t>(w)],
+                           nll[static_cast<size_t>(w)] / static_cast<double>(tokens[static_cast<size_t>(w)])});
+    if (progress) progress(static_cast<int64_t>(r) + 1, static_cast<int64_t>(rows.size()));
+  }
+  return results;
+}
+
+}  // namespace snapstream::eval
