@@ -71,8 +71,8 @@ std::vector<EvalResult> run_task_eval(const runtime::Model& model, kernels::Thre
     const double nll_full = mean_nll(reference);
     if (progress) progress(++done, total);
     if (full_row) {
-      EvalRow row{"full",   context, plan.rows.rings.front(), context, plan.rows.windows.front(), plan.rows.pool_kernels.front(),
-                  plan.rows.positions.front(), full};
+      const EvalRow row{"full", context, plan.rows.rings.front(), context, plan.rows.windows.front(),
+                        plan.rows.pool_kernels.front(), plan.rows.positions.front(), full};
       EvalResult result = measure_row(row, reference, reference, nll_full);
       result.attention_recall = 1.0;  // the full cache holds every position
       finish(std::move(result), reference);
