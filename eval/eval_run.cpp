@@ -36,7 +36,7 @@ int64_t resolve_budget(const std::string& text, int64_t length) {
     }
   } catch (const std::exception&) {
   }
-  throw runtime::ConfigError("a budget is a fraction of the prompt length (1/4) or a number of positions (96), not '" + text + "'");
+  throw runtime::ConfigError("budgets and rings are fractions (1/4) or numbers of positions (96), not '" + text + "'");
 }
 
 runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t ring, int64_t sink, int64_t window,
