@@ -95,7 +95,7 @@ def read_instances(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def batch_of(instances, answer_weight):
+def batch_of(instances, answer_weight, haystack_weight=1.0):
     """Inputs, targets and loss weights, padded to the longest sequence of the batch (padding weighs 0)."""
     length = max(len(i["prompt_ids"]) + len(i["answer_ids"]) for i in instances)
     ids = torch.zeros(len(instances), length, dtype=torch.long)
@@ -103,7 +103,7 @@ def batch_of(instances, answer_weight):
     for row, instance in enumerate(instances):
         sequence = instance["prompt_ids"] + instance["answer_ids"]
         ids[row, : len(sequence)] = torch.tensor(sequence)
-        weights[row, : len(sequence) - 1] = 1.0
+        weights[row, : len(sequence) - 1] = haystack_weight
         prompt = len(instance["prompt_ids"])
         weights[row, prompt - 1 : len(sequence) - 1] = answer_weight
     return ids[:, :-1], ids[:, 1:], weights
@@ -163,6 +163,7 @@ def main():
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--answer-weight", type=float, default=10.0, help="loss weight of answer tokens against haystack ones")
+    p.add_argument("--haystack-weight", type=float, default=1.0, help="loss weight of the prompt's tokens (0: answers only)")
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--seed", type=int, default=1)
@@ -210,7 +211,8 @@ def main():
         order.seed(a.seed * 1000003 + step)
         length = lengths[step % len(lengths)]
         pool = by_length[length]
-        inputs, targets, weights = batch_of(order.sample(pool, min(len(pool), max(1, a.batch_tokens // length))), a.answer_weight)
+        chosen = order.sample(pool, min(len(pool), max(1, a.batch_tokens // length)))
+        inputs, targets, weights = batch_of(chosen, a.answer_weight, a.haystack_weight)
         losses = F.cross_entropy(model(inputs).reshape(-1, a.vocab), targets.reshape(-1), reduction="none").view_as(weights)
         loss = (losses * weights).sum() / weights.sum()
         optimizer.zero_grad(set_to_none=True)
