@@ -13,22 +13,22 @@
 #include "app/cache_options.h"
 #include "app/commands.h"
 #include "app/model_options.h"
-#include "eval/generation_bench.h"
-#include "eval/memory_bandwidth.h"
+#include "bench/generation_bench.h"
+#include "bench/memory_bandwidth.h"
 
 namespace snapstream::app {
 namespace {
 
 struct BenchArgs {
   ModelFlags model;
-  eval::GenerationBenchOptions options;
+  bench::GenerationBenchOptions options;
   int64_t bandwidth_mib = 1024;
   bool json = false;
 };
 
 // Each op kind's milliseconds per decode step and share of the step, largest first; what no op
 // accounts for (the runner's own work between ops) is "outside ops".
-std::vector<std::pair<std::string, double>> profile_rows(const eval::GenerationBenchResult& result, int64_t steps) {
+std::vector<std::pair<std::string, double>> profile_rows(const bench::GenerationBenchResult& result, int64_t steps) {
   const auto& p = result.decode_profile;
   std::vector<std::pair<std::string, double>> rows;
   for (size_t k = 0; k < graph::OpProfile::kKinds; ++k)
@@ -46,9 +46,9 @@ void run_bench(const BenchArgs& args) {
   spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model.path,
                pool.size(), o.concurrency, o.prompt_tokens, o.decode_tokens, o.repeats,
                o.cache.resolved(model->shape.context_length).describe());
-  const auto result = eval::run_generation_bench(*model, pool, o);
-  eval::BandwidthResult bandwidth;
-  if (args.bandwidth_mib > 0) bandwidth = eval::measure_bandwidth(pool, args.bandwidth_mib << 20, 5);
+  const auto result = bench::run_generation_bench(*model, pool, o);
+  bench::BandwidthResult bandwidth;
+  if (args.bandwidth_mib > 0) bandwidth = bench::measure_bandwidth(pool, args.bandwidth_mib << 20, 5);
   const double peak = bandwidth.read_bytes_per_s;
   const double weight_share = peak > 0 ? result.weight_bytes_per_s / peak : 0.0;
   const double total_share = peak > 0 ? result.decode_bytes_per_s / peak : 0.0;

@@ -5,7 +5,7 @@
 
 #include "kernels/thread_pool.h"
 
-namespace snapstream::eval {
+namespace snapstream::bench {
 
 struct BandwidthResult {
   double read_bytes_per_s = 0.0;   // sum over a buffer far larger than the caches (decode's pattern)
@@ -17,4 +17,4 @@ struct BandwidthResult {
 // Best of `repeats` passes over a buffer of `buffer_bytes`, split over the pool's threads.
 BandwidthResult measure_bandwidth(kernels::ThreadPool& pool, int64_t buffer_bytes, int repeats);
 
-}  // namespace snapstream::eval
+}  // namespace snapstream::bench

@@ -1,5 +1,5 @@
 // Timing loops over the graph runner itself, so the numbers exclude sampling and detokenising.
-#include "eval/generation_bench.h"
+#include "bench/generation_bench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "runtime/errors.h"
 #include "runtime/slot_kv_cache.h"
 
-namespace snapstream::eval {
+namespace snapstream::bench {
 namespace {
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -83,4 +83,4 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
   return result;
 }
 
-}  // namespace snapstream::eval
+}  // namespace snapstream::bench

@@ -1,6 +1,6 @@
 // The read pass uses the same SIMD dot product as decode, against a small vector that stays in
 // L1, so it measures what the matmul kernel could reach at best.
-#include "eval/memory_bandwidth.h"
+#include "bench/memory_bandwidth.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 
 #include "kernels/cpu/dot.h"
 
-namespace snapstream::eval {
+namespace snapstream::bench {
 namespace {
 constexpr int64_t kChunkFloats = 4096;
 
@@ -61,4 +61,4 @@ BandwidthResult measure_bandwidth(kernels::ThreadPool& pool, int64_t buffer_byte
   return result;
 }
 
-}  // namespace snapstream::eval
+}  // namespace snapstream::bench

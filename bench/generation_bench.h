@@ -9,7 +9,7 @@
 #include "runtime/model.h"
 #include "runtime/snapstream_config.h"
 
-namespace snapstream::eval {
+namespace snapstream::bench {
 
 struct GenerationBenchOptions {
   int64_t concurrency = 1;  // sequences decoded together
@@ -37,4 +37,4 @@ struct GenerationBenchResult {
 // EOS cannot end the run early. Throws InvalidRequestError if the lengths exceed the context.
 GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels::ThreadPool& pool, const GenerationBenchOptions& options);
 
-}  // namespace snapstream::eval
+}  // namespace snapstream::bench
