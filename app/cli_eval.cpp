@@ -24,7 +24,6 @@ namespace {
 
 // Stories sampled from the model for a retrieval task's haystack when no texts are given.
 constexpr int64_t kDefaultHaystackStories = 200;
-constexpr int64_t kHaystackStoryTokens = 128;
 constexpr int64_t kDefaultInstances = 100;
 constexpr int64_t kDefaultStreams = 4;
 constexpr int64_t kStreamPrompt = 64;  // tokens each stream is prefilled with before teacher forcing
@@ -88,21 +87,11 @@ void run_task_command(const EvalArgs& a) {
   const auto model = load_model_logged(a.model);
   kernels::ThreadPool pool(a.model.threads);
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::string> texts;
-  std::string source;
-  if (!a.texts.empty()) {
-    texts = eval::read_text_lines(a.texts);
-    source = "texts from " + a.texts;
-  } else {
-    const int64_t stories = a.generate > 0 ? a.generate : kDefaultHaystackStories;
-    spdlog::info("sampling {} stories of {} tokens for the haystack (temperature 1, seed {})", stories, kHaystackStoryTokens, a.seed);
-    texts = eval::sample_story_texts(*model, pool, stories, kHaystackStoryTokens, a.seed);
-    source = std::to_string(stories) + " stories sampled from the model at temperature 1, seed " + std::to_string(a.seed);
-  }
-  const eval::Haystack haystack(texts, model->tokenizer);
+  const auto texts = eval::haystack_texts(*model, pool, a.texts, a.generate > 0 ? a.generate : kDefaultHaystackStories, a.seed);
+  const eval::Haystack haystack(texts.texts, model->tokenizer);
   const auto results = eval::run_task_eval(*model, pool, plan, haystack, [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
   std::cout << eval::task_table(results);
-  eval::write_task_report(a.out, {std::filesystem::path(a.model.path).filename().string(), a.task, source, plan.instances, a.command}, results);
+  eval::write_task_report(a.out, {std::filesystem::path(a.model.path).filename().string(), a.task, texts.source, plan.instances, a.command}, results);
   std::cout << "wrote " << a.out << "/results.csv, report.md and accuracy.png\n";
 }
 
@@ -115,12 +104,7 @@ void run_stream_command(const EvalArgs& a) {
   const int64_t streams = a.documents > 0 ? a.documents : kDefaultStreams;
   eval::EvalPlan plan = rows_plan(a);
   std::vector<eval::EvalRow> rows;
-  if (std::find(plan.policies.begin(), plan.policies.end(), "full") != plan.policies.end()) {
-    runtime::SnapStreamConfig full;
-    full.full_cache = true;
-    rows.push_back({"full", context, plan.rings.front(), context, plan.windows.front(), plan.pool_kernels.front(), "original", full});
-    plan.policies.erase(std::remove(plan.policies.begin(), plan.policies.end(), "full"), plan.policies.end());
-  }
+  if (eval::take_full_policy(plan.policies)) rows.push_back(eval::full_cache_row(plan, context));
   for (const auto& b : a.budgets) plan.budgets.push_back(eval::resolve_budget(b, context));
   if (!plan.policies.empty())
     for (auto& row : eval::plan_rows(plan)) rows.push_back(std::move(row));

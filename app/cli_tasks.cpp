@@ -1,7 +1,5 @@
 // `snapstream tasks`: writes retrieval task instances (eval/retrieval_tasks.h) as JSONL token
 // ids, the data a retrieval model is trained on and the instances `eval` runs, for inspection.
-#include <spdlog/spdlog.h>
-
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -16,9 +14,6 @@
 namespace snapstream::app {
 namespace {
 
-// Stories this long (tokens) are sampled for a haystack: several sentences each.
-constexpr int64_t kHaystackStoryTokens = 128;
-
 struct TasksArgs {
   ModelFlags model;
   std::vector<std::string> tasks = {"niah"};
@@ -30,12 +25,6 @@ struct TasksArgs {
   std::string out;
 };
 
-std::vector<std::string> haystack_texts(const TasksArgs& a, const runtime::Model& model, kernels::ThreadPool& pool) {
-  if (!a.texts.empty()) return eval::read_text_lines(a.texts);
-  spdlog::info("sampling {} stories of {} tokens for the haystack (temperature 1, seed {})", a.generate, kHaystackStoryTokens, a.seed);
-  return eval::sample_story_texts(model, pool, a.generate, kHaystackStoryTokens, a.seed);
-}
-
 void run_tasks_command(const TasksArgs& a) {
   if (a.texts.empty() == (a.generate == 0)) throw runtime::ConfigError("give either --texts FILE.jsonl or --generate N");
   std::vector<eval::RetrievalTask> tasks;
@@ -44,7 +33,7 @@ void run_tasks_command(const TasksArgs& a) {
   // context, since they are meant for training models of other lengths on the same vocabulary.
   const auto model = load_model_logged(a.model);
   kernels::ThreadPool pool(a.model.threads);
-  const eval::Haystack haystack(haystack_texts(a, *model, pool), model->tokenizer);
+  const eval::Haystack haystack(eval::haystack_texts(*model, pool, a.texts, a.generate, a.seed).texts, model->tokenizer);
   std::ofstream out(a.out);
   if (!out) throw runtime::InvalidRequestError("cannot write " + a.out);
   // Instance i takes the tasks and lengths in turn, so any prefix of the file mixes them evenly.

@@ -61,6 +61,19 @@ runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget
   return c;
 }
 
+bool take_full_policy(std::vector<std::string>& policies) {
+  const auto end = std::remove(policies.begin(), policies.end(), "full");
+  const bool found = end != policies.end();
+  policies.erase(end, policies.end());
+  return found;
+}
+
+EvalRow full_cache_row(const EvalPlan& plan, int64_t context) {
+  runtime::SnapStreamConfig full;
+  full.full_cache = true;
+  return {"full", context, plan.rings.front(), context, plan.windows.front(), plan.pool_kernels.front(), plan.positions.front(), full};
+}
+
 std::vector<DocumentRun> run_documents(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache,
                                        int64_t slots, std::span<const EvalDocument> documents, int64_t greedy_tokens,
                                        std::span<const DocumentRun> reference) {

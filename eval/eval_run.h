@@ -70,6 +70,14 @@ int64_t resolve_budget(const std::string& text, int64_t length);
 runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t ring, int64_t sink, int64_t window,
                                        int64_t pool_kernel, const std::string& positions, uint64_t seed);
 
+// "full" among a task's or stream's policies asks for the full cache's own row: removes it and
+// says whether it was there.
+bool take_full_policy(std::vector<std::string>& policies);
+
+// The full cache's own row at `context` (its ring is the whole context), with the plan's default
+// ring share, window, pooling and positions recorded beside it, so reports group it with them.
+EvalRow full_cache_row(const EvalPlan& plan, int64_t context);
+
 // Runs `documents` under `cache`, `slots` at a time, with `greedy_tokens` free tokens after each
 // prompt. Without `reference` the runs capture attention (to be a reference); with it, they
 // measure attention recall against it.

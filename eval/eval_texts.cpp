@@ -1,27 +1,41 @@
 // Documents for evaluation, all of one length so every policy sees the same positions.
 #include "eval/eval_texts.h"
 
+#include <spdlog/spdlog.h>
+
 #include "eval/jsonl_file.h"
 #include "runtime/errors.h"
 #include "runtime/generator.h"
 
 namespace snapstream::eval {
 
-std::vector<std::string> read_text_lines(const std::string& path) {
-  std::vector<std::string> texts;
-  read_jsonl(path, "texts", [&](const nlohmann::json& line) {
-    if (!line.contains("text") || !line.at("text").is_string()) throw runtime::InvalidRequestError("'text' must be a string");
-    texts.push_back(line.at("text").get<std::string>());
-  });
-  return texts;
+runtime::GenerationResult sample_story(const runtime::Model& model, kernels::ThreadPool& pool, int64_t max_tokens, uint64_t seed) {
+  runtime::GenerationOptions options;
+  options.max_tokens = max_tokens;
+  options.cache.full_cache = true;
+  options.sampling.temperature = 1.0f;
+  options.sampling.seed = seed;
+  const std::vector<int32_t> start = {model.tokenizer.bos_id()};
+  return runtime::generate(model, pool, start, options);
 }
 
-std::vector<std::string> sample_story_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length,
-                                            uint64_t seed) {
-  std::vector<std::string> texts;
-  for (const auto& ids : generate_eval_texts(model, pool, count, length, seed).documents)
-    texts.push_back(model.tokenizer.decode(std::span<const int32_t>(ids).subspan(1)));
-  return texts;
+HaystackTexts haystack_texts(const runtime::Model& model, kernels::ThreadPool& pool, const std::string& path, int64_t stories,
+                             uint64_t seed) {
+  constexpr int64_t kStoryTokens = 128;  // several sentences each
+  HaystackTexts haystack;
+  if (!path.empty()) {
+    read_jsonl(path, "texts", [&](const nlohmann::json& line) {
+      if (!line.contains("text") || !line.at("text").is_string()) throw runtime::InvalidRequestError("'text' must be a string");
+      haystack.texts.push_back(line.at("text").get<std::string>());
+    });
+    haystack.source = "texts from " + path;
+    return haystack;
+  }
+  spdlog::info("sampling {} stories of {} tokens for the haystack (temperature 1, seed {})", stories, kStoryTokens, seed);
+  for (const auto& ids : generate_eval_texts(model, pool, stories, kStoryTokens, seed).documents)
+    haystack.texts.push_back(model.tokenizer.decode(std::span<const int32_t>(ids).subspan(1)));
+  haystack.source = std::to_string(stories) + " stories sampled from the model at temperature 1, seed " + std::to_string(seed);
+  return haystack;
 }
 
 EvalTexts read_eval_texts(const std::string& path, const runtime::Tokenizer& tokenizer, int64_t length) {
@@ -42,17 +56,12 @@ EvalTexts read_eval_texts(const std::string& path, const runtime::Tokenizer& tok
 EvalTexts generate_eval_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length, uint64_t seed) {
   constexpr int64_t kAttemptsPerDocument = 50;
   EvalTexts texts;
-  runtime::GenerationOptions options;
-  options.max_tokens = length - 1;
-  options.cache.full_cache = true;
-  options.sampling.temperature = 1.0f;
   const std::vector<int32_t> start = {model.tokenizer.bos_id()};
   for (int64_t attempt = 0; static_cast<int64_t>(texts.documents.size()) < count; ++attempt) {
     if (attempt >= kAttemptsPerDocument * count)
       throw runtime::InvalidRequestError("only " + std::to_string(texts.documents.size()) + " of " + std::to_string(attempt) +
                                 " sampled stories reached " + std::to_string(length) + " tokens; ask for shorter documents");
-    options.sampling.seed = seed + static_cast<uint64_t>(attempt);
-    const runtime::GenerationResult result = runtime::generate(model, pool, start, options);
+    const runtime::GenerationResult result = sample_story(model, pool, length - 1, seed + static_cast<uint64_t>(attempt));
     if (static_cast<int64_t>(result.ids.size()) + 1 < length) {
       ++texts.dropped_short;
       continue;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/thread_pool.h"
+#include "runtime/generator.h"
 #include "runtime/model.h"
 
 namespace snapstream::eval {
@@ -25,12 +26,19 @@ EvalTexts read_eval_texts(const std::string& path, const runtime::Tokenizer& tok
 // document asked for. Throws InvalidRequestError when too few are long enough.
 EvalTexts generate_eval_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length, uint64_t seed);
 
-// The "text" of every line of a JSONL file, whole (a retrieval task's haystack). Throws
-// InvalidRequestError "FILE:LINE: ..." for a malformed line.
-std::vector<std::string> read_text_lines(const std::string& path);
+// One story the model samples from BOS with the full cache at temperature 1: at most
+// `max_tokens` tokens after BOS, ending early where the model ends it.
+runtime::GenerationResult sample_story(const runtime::Model& model, kernels::ThreadPool& pool, int64_t max_tokens, uint64_t seed);
 
-// generate_eval_texts' stories as text, BOS left out.
-std::vector<std::string> sample_story_texts(const runtime::Model& model, kernels::ThreadPool& pool, int64_t count, int64_t length,
-                                            uint64_t seed);
+struct HaystackTexts {
+  std::vector<std::string> texts;
+  std::string source;  // where they came from, for reports
+};
+
+// A retrieval haystack: the "text" of every line of the JSONL file at `path` when one is given,
+// else `stories` stories of 128 tokens sampled as generate_eval_texts does (BOS left out).
+// Throws InvalidRequestError "FILE:LINE: ..." for a malformed line.
+HaystackTexts haystack_texts(const runtime::Model& model, kernels::ThreadPool& pool, const std::string& path, int64_t stories,
+                             uint64_t seed);
 
 }  // namespace snapstream::eval

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
+#include "eval/eval_texts.h"
 #include "runtime/errors.h"
-#include "runtime/generator.h"
 #include "runtime/graph_runner.h"
 #include "runtime/slot_kv_cache.h"
 #include "runtime/token_logprobs.h"
@@ -12,15 +12,9 @@
 namespace snapstream::eval {
 
 std::vector<int32_t> sample_story_stream(const runtime::Model& model, kernels::ThreadPool& pool, int64_t length, uint64_t seed) {
-  runtime::GenerationOptions options;
-  options.max_tokens = model.shape.context_length - 1;
-  options.cache.full_cache = true;
-  options.sampling.temperature = 1.0f;
-  const std::vector<int32_t> start = {model.tokenizer.bos_id()};
   std::vector<int32_t> stream;
   for (uint64_t story = 0; static_cast<int64_t>(stream.size()) < length; ++story) {
-    options.sampling.seed = seed + story;
-    const runtime::GenerationResult result = runtime::generate(model, pool, start, options);
+    const runtime::GenerationResult result = sample_story(model, pool, model.shape.context_length - 1, seed + story);
     stream.push_back(model.tokenizer.bos_id());
     stream.insert(stream.end(), result.ids.begin(), result.ids.end());
   }

@@ -25,10 +25,8 @@ double accuracy_of(const std::vector<DocumentRun>& runs, const std::vector<TaskI
 std::vector<EvalResult> run_task_eval(const runtime::Model& model, kernels::ThreadPool& pool, const TaskPlan& plan,
                                       const Haystack& haystack, const std::function<void(int64_t, int64_t)>& progress) {
   if (plan.contexts.empty() || plan.instances <= 0) throw runtime::ConfigError("a task evaluation needs contexts and instances");
-  const auto& names = plan.rows.policies;
-  const bool full_row = std::find(names.begin(), names.end(), "full") != names.end();
   EvalPlan rows_plan = plan.rows;
-  rows_plan.policies.erase(std::remove(rows_plan.policies.begin(), rows_plan.policies.end(), "full"), rows_plan.policies.end());
+  const bool full_row = take_full_policy(rows_plan.policies);
 
   // Every context's rows, checked before any work.
   std::vector<std::vector<EvalRow>> rows_by_context;
@@ -65,15 +63,12 @@ std::vector<EvalResult> run_task_eval(const runtime::Model& model, kernels::Thre
       result.accuracy = accuracy_of(runs, instances, model.tokenizer);
       results.push_back(std::move(result));
     };
-    runtime::SnapStreamConfig full;
-    full.full_cache = true;
-    const std::vector<DocumentRun> reference = run_documents(model, pool, full, plan.rows.slots, documents, greedy, {});
+    const EvalRow full = full_cache_row(plan.rows, context);
+    const std::vector<DocumentRun> reference = run_documents(model, pool, full.cache, plan.rows.slots, documents, greedy, {});
     const double nll_full = mean_nll(reference);
     if (progress) progress(++done, total);
     if (full_row) {
-      const EvalRow row{"full", context, plan.rows.rings.front(), context, plan.rows.windows.front(),
-                        plan.rows.pool_kernels.front(), plan.rows.positions.front(), full};
-      EvalResult result = measure_row(row, reference, reference, nll_full);
+      EvalResult result = measure_row(full, reference, reference, nll_full);
       result.attention_recall = 1.0;  // the full cache holds every position
       finish(std::move(result), reference);
     }
