@@ -16,6 +16,7 @@
 #include "eval/eval_texts.h"
 #include "eval/stream_eval.h"
 #include "eval/task_eval.h"
+#include "eval/task_report.h"
 #include "kernels/thread_pool.h"
 #include "runtime/errors.h"
 
@@ -32,13 +33,14 @@ constexpr uint64_t kStreamSeedStride = 10007;
 
 struct EvalArgs {
   ModelFlags model;
-  std::string task = "continuation";
+  std::vector<std::string> tasks = {"continuation"};
   std::vector<int64_t> contexts = {1024};
   int64_t documents = 0;  // 0: 100 retrieval instances, or 4 streams
   int64_t stream_length = 0;  // 0: four times the model's context
   int64_t stream_window = 256;
   std::string texts;
   int64_t generate = 0;
+  std::string haystack_model;
   int64_t prompt_length = 0;
   int64_t continue_length = 0;
   std::vector<std::string> budgets = {"1/2", "1/4", "1/8"};
@@ -76,23 +78,32 @@ eval::EvalPlan rows_plan(const EvalArgs& a) {
   return plan;
 }
 
-// A retrieval task: instances at each context length under every policy and budget.
+// Retrieval tasks: instances of each at each context length under every policy and budget.
 void run_task_command(const EvalArgs& a) {
   eval::TaskPlan plan;
-  plan.task = eval::parse_retrieval_task(a.task);
+  plan.tasks.clear();
+  for (const auto& task : a.tasks) plan.tasks.push_back(eval::parse_retrieval_task(task));
   plan.contexts = a.contexts;
   plan.budgets = a.budgets;
   plan.rows = rows_plan(a);
   plan.instances = a.documents > 0 ? a.documents : kDefaultInstances;
   const auto model = load_model_logged(a.model);
+  // The haystack's stories may come from another model: one trained only to answer writes none.
+  std::unique_ptr<runtime::Model> haystack_model;
+  ModelFlags haystack_flags = a.model;
+  if (!a.haystack_model.empty()) {
+    haystack_flags = {a.haystack_model, "", a.model.threads};
+    haystack_model = load_model_logged(haystack_flags);
+  }
   kernels::ThreadPool pool(a.model.threads);
   const auto start = std::chrono::steady_clock::now();
-  const auto texts = eval::haystack_texts(*model, pool, a.texts, a.generate > 0 ? a.generate : kDefaultHaystackStories, a.seed);
+  const auto texts = eval::haystack_texts(haystack_model ? *haystack_model : *model, model_file_name(haystack_flags), pool, a.texts,
+                                          a.generate > 0 ? a.generate : kDefaultHaystackStories, a.seed);
   const eval::Haystack haystack(texts.texts, model->tokenizer);
   const auto results = eval::run_task_eval(*model, pool, plan, haystack, [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
   std::cout << eval::task_table(results);
-  eval::write_task_report(a.out, {std::filesystem::path(a.model.path).filename().string(), a.task, texts.source, plan.instances, a.command}, results);
-  std::cout << "wrote " << a.out << "/results.csv, report.md and accuracy.png\n";
+  eval::write_task_report(a.out, {model_file_name(a.model), texts.source, plan, a.command}, results);
+  std::cout << "wrote " << a.out << "/results.csv, report.md and accuracy-TASK.png per task\n";
 }
 
 // Streaming: NLL per window along streams longer than the context, under each cache.
@@ -122,14 +133,18 @@ void run_stream_command(const EvalArgs& a) {
                              w.end, w.nll);
   const std::string what = std::to_string(length) + " tokens each, " + std::to_string(prompt) + " prefilled, windows of " +
                            std::to_string(a.stream_window);
-  eval::write_stream_report(a.out, {std::filesystem::path(a.model.path).filename().string(), what,
+  eval::write_stream_report(a.out, {model_file_name(a.model), what,
                                     "stories the model samples, joined", streams, a.command}, windows);
   std::cout << "wrote " << a.out << "/stream.csv, report.md and nll_by_position.png\n";
 }
 
 void run_eval_command(const EvalArgs& a) {
-  if (a.task == "stream") return run_stream_command(a);
-  if (a.task != "continuation") return run_task_command(a);
+  const auto listed = [&](const char* name) { return std::find(a.tasks.begin(), a.tasks.end(), name) != a.tasks.end(); };
+  if ((listed("stream") || listed("continuation")) && a.tasks.size() > 1)
+    throw runtime::ConfigError("--task continuation and --task stream run alone; only retrieval tasks may be listed together");
+  if (a.tasks.empty()) throw runtime::ConfigError("--task names no task");
+  if (listed("stream")) return run_stream_command(a);
+  if (!listed("continuation")) return run_task_command(a);
   if (a.prompt_length == 0 || a.continue_length == 0)
     throw runtime::ConfigError("--task continuation needs --prompt-len and --continue-len");
   if (a.texts.empty() == (a.generate == 0)) throw runtime::ConfigError("give either --texts FILE.jsonl or --generate N");
@@ -159,7 +174,7 @@ void run_eval_command(const EvalArgs& a) {
   spdlog::info("{} documents of {} tokens ({} too short dropped)", texts.documents.size(), length, texts.dropped_short);
   const auto results = eval::run_eval(*model, pool, plan, texts.documents, [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
   std::cout << eval::eval_table(results);
-  eval::EvalSetting setting{std::filesystem::path(a.model.path).filename().string(), source, static_cast<int64_t>(texts.documents.size()),
+  eval::EvalSetting setting{model_file_name(a.model), source, static_cast<int64_t>(texts.documents.size()),
                       texts.dropped_short, plan, a.command};
   eval::write_eval_report(a.out, setting, results);
   std::cout << "wrote " << a.out << "/results.csv, report.md, nll_gap.png and agreement.png\n";
@@ -177,8 +192,12 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--generate", args->generate, "sample N documents (or haystack stories, default 200) from the model instead")
       ->check(CLI::PositiveNumber)
       ->excludes(texts);
-  cmd->add_option("--task", args->task, "continuation, stream, or a retrieval task: niah, multikey, multivalue, multiquery, vt")
+  cmd->add_option("--task", args->tasks, "continuation, stream, or retrieval tasks: niah, multikey, multivalue, multiquery, vt")
+      ->delimiter(',')
       ->capture_default_str();
+  cmd->add_option("--haystack-model", args->haystack_model, "retrieval: sample the haystack's stories from this model instead")
+      ->check(CLI::ExistingFile)
+      ->excludes(texts);
   cmd->add_option("--prompt-len", args->prompt_length, "continuation: L, prompt tokens per document")->check(CLI::PositiveNumber);
   cmd->add_option("--continue-len", args->continue_length, "continuation: M, continuation tokens per document")->check(CLI::PositiveNumber);
   cmd->add_option("--contexts,--context", args->contexts, "retrieval: instance lengths (prompt and answer)")

@@ -33,7 +33,7 @@ void run_tasks_command(const TasksArgs& a) {
   // context, since they are meant for training models of other lengths on the same vocabulary.
   const auto model = load_model_logged(a.model);
   kernels::ThreadPool pool(a.model.threads);
-  const eval::Haystack haystack(eval::haystack_texts(*model, pool, a.texts, a.generate, a.seed).texts, model->tokenizer);
+  const eval::Haystack haystack(eval::haystack_texts(*model, model_file_name(a.model), pool, a.texts, a.generate, a.seed).texts, model->tokenizer);
   std::ofstream out(a.out);
   if (!out) throw runtime::InvalidRequestError("cannot write " + a.out);
   // Instance i takes the tasks and lengths in turn, so any prefix of the file mixes them evenly.

@@ -3,6 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 namespace snapstream::app {
 
 void add_model_options(CLI::App* command, ModelFlags& flags) {
@@ -19,5 +21,7 @@ std::unique_ptr<runtime::Model> load_model_logged(const ModelFlags& flags) {
                c.layers, c.heads, c.kv_heads, c.vocab, c.context_length);
   return loaded;
 }
+
+std::string model_file_name(const ModelFlags& flags) { return std::filesystem::path(flags.path).filename().string(); }
 
 }  // namespace snapstream::app

@@ -21,4 +21,7 @@ void add_model_options(CLI::App* command, ModelFlags& flags);
 // load_model(), logging the file and the model's shape.
 std::unique_ptr<runtime::Model> load_model_logged(const ModelFlags& flags);
 
+// The model file's name without its folder, as reports name the model.
+std::string model_file_name(const ModelFlags& flags);
+
 }  // namespace snapstream::app

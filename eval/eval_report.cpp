@@ -14,37 +14,12 @@
 namespace snapstream::eval {
 namespace {
 
-// The rows with default window, pooling and positions: the ones the plots draw.
-bool is_base(const EvalResult& r, const EvalPlan& plan) {
-  return r.row.ring_share == plan.rings.front() && r.row.window == plan.windows.front() &&
-         r.row.pool_kernel == plan.pool_kernels.front() && r.row.positions == plan.positions.front();
-}
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) throw runtime::ConfigError("cannot write " + path.string());
-}
-
-// `settings`: further gnuplot lines, such as a fixed y range.
-std::string plot_script(const std::filesystem::path& dir, const std::vector<std::string>& policies, const std::string& png,
-                        int column, const std::string& ylabel, const std::string& title, const std::string& settings = "") {
-  std::string script = fmt::format(
-      "set terminal pngcairo size 800,500 noenhanced font ',10'\nset output '{}'\nset datafile separator ','\n"
-      "set title '{}'\nset xlabel 'budget C (cache positions per sequence)'\nset ylabel '{}'\nset logscale x 2\nset grid\n"
-      "set key top right\n{}plot ",
-      (dir / png).string(), title, ylabel, settings);
-  for (size_t i = 0; i < policies.size(); ++i)
-    script += fmt::format("{}'{}' using 1:{} with linespoints title '{}'", i ? ", " : "", (dir / (policies[i] + ".dat")).string(),
-                          column, policies[i]);
-  return script + "\n";
-}
-
 // Plain statements read off the default-setting rows: whether SnapStream's NLL gap is below each
 // simpler policy's at every budget, and where it is not.
 std::string findings(const std::vector<EvalResult>& results, const EvalPlan& plan) {
   std::map<std::pair<std::string, int64_t>, const EvalResult*> base;
   for (const auto& r : results)
-    if (is_base(r, plan)) base[{r.row.policy, r.row.budget}] = &r;
+    if (has_default_settings(r.row, plan)) base[{r.row.policy, r.row.budget}] = &r;
   std::string md = "\n## What the numbers show\n\n";
   for (const std::string other : {"streaming", "random"}) {
     std::vector<std::string> worse;
@@ -104,20 +79,20 @@ std::string eval_csv(const std::vector<EvalResult>& results) {
 
 void write_eval_report(const std::filesystem::path& dir, const EvalSetting& setting, const std::vector<EvalResult>& results) {
   std::filesystem::create_directories(dir);
-  write_file(dir / "results.csv", eval_csv(results));
+  write_report_file(dir / "results.csv", eval_csv(results));
   // One data file per policy (budget, gap, agreement) for the plots.
   std::map<std::string, std::string> series;
   std::vector<std::string> policies;
   for (const auto& r : results) {
-    if (!is_base(r, setting.plan)) continue;
+    if (!has_default_settings(r.row, setting.plan)) continue;
     if (!series.count(r.row.policy)) policies.push_back(r.row.policy);
     series[r.row.policy] += fmt::format("{},{:.6f},{:.6f}\n", r.row.budget, r.nll_gap(), 100 * r.greedy_agreement);
   }
-  for (const auto& [policy, data] : series) write_file(dir / (policy + ".dat"), data);
-  run_gnuplot(plot_script(dir, policies, "nll_gap.png", 2, "NLL gap to the full cache (nats per token)",
+  for (const auto& [policy, data] : series) write_report_file(dir / (policy + ".dat"), data);
+  run_gnuplot(budget_plot_script(dir, policies, "nll_gap.png", 2, "NLL gap to the full cache (nats per token)",
                           setting.model + ": NLL gap against budget"),
               (dir / "nll_gap.png").string());
-  run_gnuplot(plot_script(dir, policies, "agreement.png", 3, "greedy agreement with the full cache (%)",
+  run_gnuplot(budget_plot_script(dir, policies, "agreement.png", 3, "greedy agreement with the full cache (%)",
                           setting.model + ": teacher-forced top-1 agreement against budget"),
               (dir / "agreement.png").string());
   for (const auto& policy : policies) std::filesystem::remove(dir / (policy + ".dat"));
@@ -141,57 +116,10 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
                       std::exp(results.front().nll_full));
   md += findings(results, setting.plan);
   md += "\n![NLL gap against budget](nll_gap.png)\n\n![Greedy agreement against budget](agreement.png)\n";
-  write_file(dir / "report.md", md);
+  write_report_file(dir / "report.md", md);
 }
 
-std::string task_table(const std::vector<EvalResult>& results) {
-  std::string out = fmt::format("{:<10} {:>7} {:<11} {:>6} {:>5} {:>9} {:>10} {:>8} {:>8} {:>8}\n", "task", "context", "policy",
-                                "budget", "ring", "accuracy", "answer_nll", "nll_gap", "agree16", "recall");
-  for (const auto& r : results)
-    out += fmt::format("{:<10} {:>7} {:<11} {:>6} {:>5} {:>8.1f}% {:>10.4f} {:>+8.4f} {:>7.1f}% {:>7.1f}%\n", r.task, r.context,
-                       r.row.policy, r.row.budget, r.row.ring, 100 * r.accuracy, r.nll, r.nll_gap(), 100 * r.agree16, 100 * r.attention_recall);
-  return out;
-}
-
-void write_task_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<EvalResult>& results) {
-  std::filesystem::create_directories(dir);
-  write_file(dir / "results.csv", eval_csv(results));
-  // One data file per policy and context (budget, accuracy %) for the plot; the full cache is
-  // drawn at its whole context.
-  std::map<std::string, std::string> series;
-  std::vector<std::string> names;
-  for (const auto& r : results) {
-    if (r.row.ring_share != results.front().row.ring_share || r.row.window != results.front().row.window ||
-        r.row.pool_kernel != results.front().row.pool_kernel || r.row.positions != results.front().row.positions)
-      continue;
-    const std::string name = fmt::format("{}-{}", r.row.policy, r.context);
-    if (!series.count(name)) names.push_back(name);
-    series[name] += fmt::format("{},{:.6f}\n", r.row.budget, 100 * r.accuracy);
-  }
-  for (const auto& [name, data] : series) write_file(dir / (name + ".dat"), data);
-  run_gnuplot(plot_script(dir, names, "accuracy.png", 2, "answers exactly right (%)",
-                          setting.model + ": " + setting.task + " accuracy against budget", "set yrange [-2:102]\n"),
-              (dir / "accuracy.png").string());
-  for (const auto& name : names) std::filesystem::remove(dir / (name + ".dat"));
-
-  std::string md = fmt::format("# Retrieval under cache policies: {} on {}\n\n", setting.task, setting.model);
-  md += fmt::format(
-      "{} instances per context length, facts planted in haystack text ({}) and a question at the end; each prompt is "
-      "prefilled under the policy with a cache of C positions per sequence, then answered greedily and scored by exact "
-      "match. Answer NLL and its gap are teacher-forced over the answer's tokens, against the full cache on the same "
-      "instances. Regenerate with:\n\n```sh\n{}\n```\n\n",
-      setting.instances, setting.haystack, setting.command);
-  md += "| context | policy | C | R | window | pool | positions | accuracy | answer NLL | NLL gap | agree@16 | attention recall |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const auto& r : results)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f}% | {:.4f} | {:+.4f} | {:.1f}% | {:.1f}% |\n", r.context, r.row.policy,
-                      r.row.budget, r.row.ring, r.row.window, r.row.pool_kernel, r.row.positions, 100 * r.accuracy, r.nll, r.nll_gap(),
-                      100 * r.agree16, 100 * r.attention_recall);
-  md += "\n![Accuracy against budget](accuracy.png)\n";
-  write_file(dir / "report.md", md);
-}
-
-void write_stream_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<StreamWindow>& windows) {
+void write_stream_report(const std::filesystem::path& dir, const StreamSetting& setting, const std::vector<StreamWindow>& windows) {
   std::filesystem::create_directories(dir);
   auto cache_name = [](const EvalRow& row) {
     return row.policy == "full" ? std::string("full") : fmt::format("{}-C{}-{}", row.policy, row.budget, row.positions);
@@ -206,8 +134,8 @@ void write_stream_report(const std::filesystem::path& dir, const TaskSetting& se
     if (!series.count(name)) names.push_back(name);
     series[name] += fmt::format("{},{:.6f}\n", (w.begin + w.end) / 2, w.nll);
   }
-  write_file(dir / "stream.csv", csv);
-  for (const auto& [name, data] : series) write_file(dir / (name + ".dat"), data);
+  write_report_file(dir / "stream.csv", csv);
+  for (const auto& [name, data] : series) write_report_file(dir / (name + ".dat"), data);
   std::string script = fmt::format(
       "set terminal pngcairo size 800,500 noenhanced font ',10'\nset output '{}'\nset datafile separator ','\n"
       "set title '{}: NLL along a stream ({})'\nset xlabel 'position (window middle)'\nset ylabel 'NLL per token (nats)'\n"
@@ -229,7 +157,7 @@ void write_stream_report(const std::filesystem::path& dir, const TaskSetting& se
     md += fmt::format("| {} | {} | {} | {}-{} | {} | {:.4f} |\n", cache_name(w.row), w.row.ring, w.row.positions, w.begin, w.end,
                       w.tokens, w.nll);
   md += "\n![NLL along the stream](nll_by_position.png)\n";
-  write_file(dir / "report.md", md);
+  write_report_file(dir / "report.md", md);
 }
 
 }  // namespace snapstream::eval

@@ -1,5 +1,5 @@
-// The outputs of `snapstream eval`: a table on stdout, results.csv, report.md and PNG plots of
-// the NLL gap and greedy agreement against the budget, one line per policy.
+// The outputs of `snapstream eval` for continuation and streams: a table on stdout, results.csv,
+// report.md and PNG plots (retrieval tasks: eval/task_report.h).
 #pragma once
 
 #include <filesystem>
@@ -26,23 +26,17 @@ struct EvalSetting {
 // Writes results.csv, report.md, nll_gap.png and agreement.png into `dir`.
 void write_eval_report(const std::filesystem::path& dir, const EvalSetting& setting, const std::vector<EvalResult>& results);
 
-// A retrieval task's results: the table on stdout.
-std::string task_table(const std::vector<EvalResult>& results);
-
-struct TaskSetting {
+// What a stream report says of its run.
+struct StreamSetting {
   std::string model;
-  std::string task;
-  std::string haystack;  // where the haystack text came from
-  int64_t instances = 0;  // per context
+  std::string task;      // the stream's text and length
+  std::string haystack;  // where the text came from
+  int64_t instances = 0;  // streams
   std::string command;
 };
 
-// Writes results.csv, report.md and accuracy.png (accuracy against budget, a line per policy
-// and context) into `dir`.
-void write_task_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<EvalResult>& results);
-
 // Streaming: stream.csv (one line per cache and window), report.md and nll_by_position.png (a
 // line per cache) into `dir`; `setting.task` names the stream's text and length.
-void write_stream_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<StreamWindow>& windows);
+void write_stream_report(const std::filesystem::path& dir, const StreamSetting& setting, const std::vector<StreamWindow>& windows);
 
 }  // namespace snapstream::eval

@@ -68,6 +68,11 @@ bool take_full_policy(std::vector<std::string>& policies) {
   return found;
 }
 
+bool has_default_settings(const EvalRow& row, const EvalPlan& plan) {
+  return row.ring_share == plan.rings.front() && row.window == plan.windows.front() && row.pool_kernel == plan.pool_kernels.front() &&
+         row.positions == plan.positions.front();
+}
+
 EvalRow full_cache_row(const EvalPlan& plan, int64_t context) {
   runtime::SnapStreamConfig full;
   full.full_cache = true;

@@ -74,6 +74,10 @@ runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget
 // says whether it was there.
 bool take_full_policy(std::vector<std::string>& policies);
 
+// Whether `row` has the plan's default ring share, window, pooling width and positions (the
+// first of each): the rows plots and summaries draw; the others vary one knob.
+bool has_default_settings(const EvalRow& row, const EvalPlan& plan);
+
 // The full cache's own row at `context` (its ring is the whole context), with the plan's default
 // ring share, window, pooling and positions recorded beside it, so reports group it with them.
 EvalRow full_cache_row(const EvalPlan& plan, int64_t context);

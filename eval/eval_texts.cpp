@@ -19,8 +19,8 @@ runtime::GenerationResult sample_story(const runtime::Model& model, kernels::Thr
   return runtime::generate(model, pool, start, options);
 }
 
-HaystackTexts haystack_texts(const runtime::Model& model, kernels::ThreadPool& pool, const std::string& path, int64_t stories,
-                             uint64_t seed) {
+HaystackTexts haystack_texts(const runtime::Model& sampler, const std::string& sampler_name, kernels::ThreadPool& pool,
+                             const std::string& path, int64_t stories, uint64_t seed) {
   constexpr int64_t kStoryTokens = 128;  // several sentences each
   HaystackTexts haystack;
   if (!path.empty()) {
@@ -32,9 +32,9 @@ HaystackTexts haystack_texts(const runtime::Model& model, kernels::ThreadPool& p
     return haystack;
   }
   spdlog::info("sampling {} stories of {} tokens for the haystack (temperature 1, seed {})", stories, kStoryTokens, seed);
-  for (const auto& ids : generate_eval_texts(model, pool, stories, kStoryTokens, seed).documents)
-    haystack.texts.push_back(model.tokenizer.decode(std::span<const int32_t>(ids).subspan(1)));
-  haystack.source = std::to_string(stories) + " stories sampled from the model at temperature 1, seed " + std::to_string(seed);
+  for (const auto& ids : generate_eval_texts(sampler, pool, stories, kStoryTokens, seed).documents)
+    haystack.texts.push_back(sampler.tokenizer.decode(std::span<const int32_t>(ids).subspan(1)));
+  haystack.source = std::to_string(stories) + " stories sampled from " + sampler_name + " at temperature 1, seed " + std::to_string(seed);
   return haystack;
 }
 

@@ -36,9 +36,10 @@ struct HaystackTexts {
 };
 
 // A retrieval haystack: the "text" of every line of the JSONL file at `path` when one is given,
-// else `stories` stories of 128 tokens sampled as generate_eval_texts does (BOS left out).
-// Throws InvalidRequestError "FILE:LINE: ..." for a malformed line.
-HaystackTexts haystack_texts(const runtime::Model& model, kernels::ThreadPool& pool, const std::string& path, int64_t stories,
-                             uint64_t seed);
+// else `stories` stories of 128 tokens sampled from `sampler` (named `sampler_name` in the
+// source) as generate_eval_texts does (BOS left out). Throws InvalidRequestError
+// "FILE:LINE: ..." for a malformed line.
+HaystackTexts haystack_texts(const runtime::Model& sampler, const std::string& sampler_name, kernels::ThreadPool& pool,
+                             const std::string& path, int64_t stories, uint64_t seed);
 
 }  // namespace snapstream::eval

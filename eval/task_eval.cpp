@@ -24,7 +24,8 @@ double accuracy_of(const std::vector<DocumentRun>& runs, const std::vector<TaskI
 
 std::vector<EvalResult> run_task_eval(const runtime::Model& model, kernels::ThreadPool& pool, const TaskPlan& plan,
                                       const Haystack& haystack, const std::function<void(int64_t, int64_t)>& progress) {
-  if (plan.contexts.empty() || plan.instances <= 0) throw runtime::ConfigError("a task evaluation needs contexts and instances");
+  if (plan.tasks.empty() || plan.contexts.empty() || plan.instances <= 0)
+    throw runtime::ConfigError("a task evaluation needs tasks, contexts and instances");
   EvalPlan rows_plan = plan.rows;
   const bool full_row = take_full_policy(rows_plan.policies);
 
@@ -41,41 +42,44 @@ std::vector<EvalResult> run_task_eval(const runtime::Model& model, kernels::Thre
   }
   int64_t total = 0, done = 0;
   for (const auto& rows : rows_by_context) total += static_cast<int64_t>(rows.size()) + 1;
+  total *= static_cast<int64_t>(plan.tasks.size());
 
   std::vector<EvalResult> results;
-  for (size_t k = 0; k < plan.contexts.size(); ++k) {
-    const int64_t context = plan.contexts[k];
-    std::vector<TaskInstance> instances;
-    std::vector<EvalDocument> documents;
-    int64_t greedy = 0, room = model.shape.context_length;
-    for (int64_t i = 0; i < plan.instances; ++i)
-      instances.push_back(make_task_instance(plan.task, context, haystack, model.tokenizer, plan.rows.seed, i));
-    for (const auto& instance : instances) {
-      documents.push_back({instance.prompt, instance.answer_ids});
-      greedy = std::max(greedy, static_cast<int64_t>(instance.answer_ids.size()) + kSpareAnswerTokens);
-      room = std::min(room, model.shape.context_length - static_cast<int64_t>(instance.prompt.size()));
-    }
-    greedy = std::min(greedy, room);
+  for (const RetrievalTask task : plan.tasks) {
+    for (size_t k = 0; k < plan.contexts.size(); ++k) {
+      const int64_t context = plan.contexts[k];
+      std::vector<TaskInstance> instances;
+      std::vector<EvalDocument> documents;
+      int64_t greedy = 0, room = model.shape.context_length;
+      for (int64_t i = 0; i < plan.instances; ++i)
+        instances.push_back(make_task_instance(task, context, haystack, model.tokenizer, plan.rows.seed, i));
+      for (const auto& instance : instances) {
+        documents.push_back({instance.prompt, instance.answer_ids});
+        greedy = std::max(greedy, static_cast<int64_t>(instance.answer_ids.size()) + kSpareAnswerTokens);
+        room = std::min(room, model.shape.context_length - static_cast<int64_t>(instance.prompt.size()));
+      }
+      greedy = std::min(greedy, room);
 
-    auto finish = [&](EvalResult result, const std::vector<DocumentRun>& runs) {
-      result.task = std::string(retrieval_task_name(plan.task));
-      result.context = context;
-      result.accuracy = accuracy_of(runs, instances, model.tokenizer);
-      results.push_back(std::move(result));
-    };
-    const EvalRow full = full_cache_row(plan.rows, context);
-    const std::vector<DocumentRun> reference = run_documents(model, pool, full.cache, plan.rows.slots, documents, greedy, {});
-    const double nll_full = mean_nll(reference);
-    if (progress) progress(++done, total);
-    if (full_row) {
-      EvalResult result = measure_row(full, reference, reference, nll_full);
-      result.attention_recall = 1.0;  // the full cache holds every position
-      finish(std::move(result), reference);
-    }
-    for (const EvalRow& row : rows_by_context[k]) {
-      const auto runs = run_documents(model, pool, row.cache, plan.rows.slots, documents, greedy, reference);
-      finish(measure_row(row, runs, reference, nll_full), runs);
+      auto finish = [&](EvalResult result, const std::vector<DocumentRun>& runs) {
+        result.task = std::string(retrieval_task_name(task));
+        result.context = context;
+        result.accuracy = accuracy_of(runs, instances, model.tokenizer);
+        results.push_back(std::move(result));
+      };
+      const EvalRow full = full_cache_row(plan.rows, context);
+      const std::vector<DocumentRun> reference = run_documents(model, pool, full.cache, plan.rows.slots, documents, greedy, {});
+      const double nll_full = mean_nll(reference);
       if (progress) progress(++done, total);
+      if (full_row) {
+        EvalResult result = measure_row(full, reference, reference, nll_full);
+        result.attention_recall = 1.0;  // the full cache holds every position
+        finish(std::move(result), reference);
+      }
+      for (const EvalRow& row : rows_by_context[k]) {
+        const auto runs = run_documents(model, pool, row.cache, plan.rows.slots, documents, greedy, reference);
+        finish(measure_row(row, runs, reference, nll_full), runs);
+        if (progress) progress(++done, total);
+      }
     }
   }
   return results;

@@ -376,8 +376,9 @@ TEST_CASE("eval --task runs retrieval instances under every policy and budget an
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   test::TempDir dir;
-  const std::string command = binary() + " eval --model " + shell_quote((*models / "stories260K.gguf").string()) +
-                              " --task multikey --contexts 200,300 --budgets 1/2,1/4 --policies full,snapstream,streaming"
+  const std::string model = shell_quote((*models / "stories260K.gguf").string());
+  const std::string command = binary() + " eval --model " + model + " --haystack-model " + model +
+                              " --task multikey,niah --contexts 200,300 --budgets 1/2,1/4 --policies full,snapstream,streaming"
                               " --documents 3 --generate 10 --seed 4 --slots 2 --out ";
   const auto result = test::run_command(command + shell_quote((dir / "a").string()));
   INFO(result.out << result.err);
@@ -387,13 +388,19 @@ TEST_CASE("eval --task runs retrieval instances under every policy and budget an
   std::getline(csv, line);
   std::vector<std::string> rows;
   while (std::getline(csv, line)) rows.push_back(line.substr(0, line.find(",", line.find(",", line.find(",") + 1) + 1)));
-  // Per context: the full cache, then each policy at C = context/2 and context/4.
-  const std::vector<std::string> expected = {"multikey,200,full",      "multikey,200,snapstream", "multikey,200,snapstream",
-                                             "multikey,200,streaming", "multikey,200,streaming",  "multikey,300,full",
-                                             "multikey,300,snapstream", "multikey,300,snapstream", "multikey,300,streaming",
-                                             "multikey,300,streaming"};
+  // Per task and context: the full cache, then each policy at C = context/2 and context/4.
+  std::vector<std::string> expected;
+  for (const std::string task : {"multikey", "niah"})
+    for (const std::string context : {"200", "300"})
+      for (const std::string policy : {"full", "snapstream", "snapstream", "streaming", "streaming"})
+        expected.push_back(task + "," + context + "," + policy);
   CHECK(rows == expected);
-  for (const char* file : {"report.md", "accuracy.png"}) CHECK(std::filesystem::exists(dir / "a" / file));
+  for (const char* file : {"report.md", "accuracy-multikey.png", "accuracy-niah.png"}) CHECK(std::filesystem::exists(dir / "a" / file));
+  const std::string report = test::read_text(dir / "a" / "report.md");
+  CHECK(report.find("| task | context | full cache | policy | C = 1/2 | C = 1/4 |") != std::string::npos);
+  CHECK(report.find("## What the numbers show") != std::string::npos);
+  CHECK(report.find("- niah at 300 tokens:") != std::string::npos);
+  CHECK(report.find("sampled from stories260K.gguf") != std::string::npos);
   // Every row has an accuracy, a share of the three instances.
   const std::string csv_text = test::read_text(dir / "a" / "results.csv");
   CHECK(csv_text.find(",\n") == std::string::npos);
@@ -409,6 +416,14 @@ TEST_CASE("eval --task runs retrieval instances under every policy and budget an
                                             " --generate 2 --out " + shell_quote((dir / "d").string()));
   CHECK(no_lengths.exit_code == 2);
   CHECK(no_lengths.err.find("needs --prompt-len and --continue-len") != std::string::npos);
+  const auto mixed = test::run_command(binary() + " eval --model " + model + " --task niah,stream --generate 2 --out " +
+                                       shell_quote((dir / "e").string()));
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.err.find("only retrieval tasks may be listed together") != std::string::npos);
+  const auto unknown = test::run_command(binary() + " eval --model " + model + " --task niah,needle --generate 2 --out " +
+                                         shell_quote((dir / "f").string()));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("unknown task 'needle'") != std::string::npos);
 }
 
 TEST_CASE("eval --task stream scores windows past the context only for re-indexed bounded caches", "[e2e][eval]") {
