@@ -14,6 +14,7 @@ import math
 import os
 import random
 import struct
+import sys
 import time
 
 import torch
@@ -96,33 +97,61 @@ def read_instances(path):
 
 
 def batch_of(instances, answer_weight, haystack_weight=1.0):
-    """Inputs, targets and loss weights, padded to the longest sequence of the batch (padding weighs 0)."""
+    """Inputs, targets, loss weights and the answer's targets, padded to the longest sequence of the batch (padding weighs 0)."""
     length = max(len(i["prompt_ids"]) + len(i["answer_ids"]) for i in instances)
     ids = torch.zeros(len(instances), length, dtype=torch.long)
     weights = torch.zeros(len(instances), length - 1)
+    answer = torch.zeros(len(instances), length - 1, dtype=torch.bool)
     for row, instance in enumerate(instances):
         sequence = instance["prompt_ids"] + instance["answer_ids"]
         ids[row, : len(sequence)] = torch.tensor(sequence)
         weights[row, : len(sequence) - 1] = haystack_weight
         prompt = len(instance["prompt_ids"])
         weights[row, prompt - 1 : len(sequence) - 1] = answer_weight
-    return ids[:, :-1], ids[:, 1:], weights
+        answer[row, prompt - 1 : len(sequence) - 1] = True
+    return ids[:, :-1], ids[:, 1:], weights, answer
 
 
 @torch.no_grad()
 def answer_accuracy(model, instances, batch_size):
-    """Share of instances whose every answer token is the model's top choice (teacher forced)."""
+    """Share of instances, per task, whose every answer token is the model's top choice (teacher forced)."""
     model.eval()
-    right = 0
+    right, seen = {}, {}
     for start in range(0, len(instances), batch_size):
         chunk = instances[start : start + batch_size]
-        inputs, targets, _ = batch_of(chunk, 1.0)
+        inputs, targets, _, _ = batch_of(chunk, 1.0)
         predicted = model(inputs).argmax(-1)
         for row, instance in enumerate(chunk):
             prompt, answer = len(instance["prompt_ids"]), len(instance["answer_ids"])
-            right += bool((predicted[row, prompt - 1 : prompt - 1 + answer] == targets[row, prompt - 1 : prompt - 1 + answer]).all())
+            answered = bool((predicted[row, prompt - 1 : prompt - 1 + answer] == targets[row, prompt - 1 : prompt - 1 + answer]).all())
+            right[instance["task"]] = right.get(instance["task"], 0) + answered
+            seen[instance["task"]] = seen.get(instance["task"], 0) + 1
     model.train()
-    return right / max(1, len(instances))
+    return {task: right[task] / seen[task] for task in seen}
+
+
+def parse_stage(text):
+    """FILE:STEPS, one stage of the curriculum."""
+    path, _, steps = text.rpartition(":")
+    if not path or not steps.isdigit() or int(steps) <= 0:
+        raise argparse.ArgumentTypeError(f"a stage is FILE:STEPS with STEPS > 0, not '{text}'")
+    return path, int(steps)
+
+
+def settle_runtime():
+    """Re-executes this script with glibc and OpenMP set for small-matrix training on few cores.
+
+    glibc keeps freed memory instead of returning it: attention's score matrices are allocated
+    and freed every layer, and by default the kernel faulted their pages in again each time,
+    which made batched matrix products about ten times slower than their arithmetic. OpenMP's
+    idle threads sleep instead of spinning in sched_yield, where they took the cores from
+    OpenBLAS's threads (10-30% of a step, measured at 256 and 1024 tokens on two cores).
+    """
+    wanted = {"MALLOC_TRIM_THRESHOLD_": str(1 << 36), "MALLOC_TOP_PAD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(1 << 25),
+              "OMP_WAIT_POLICY": "PASSIVE"}
+    if all(os.environ.get(key) == value for key, value in wanted.items()):
+        return
+    os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **wanted})
 
 
 def write_llama2c(model, path):
@@ -146,7 +175,9 @@ def write_llama2c(model, path):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--train", required=True, help="instances JSONL from `snapstream tasks`")
+    p.add_argument("--stage", dest="stages", type=parse_stage, action="append", required=True,
+                   help="FILE:STEPS, instances JSONL from `snapstream tasks` trained on for STEPS steps; "
+                        "repeat for a curriculum, stages run in the order given")
     p.add_argument("--held-out", required=True, help="instances JSONL with another seed")
     p.add_argument("--out-dir", required=True)
     p.add_argument("--dim", type=int, default=128)
@@ -158,7 +189,6 @@ def main():
     p.add_argument("--context", type=int, default=1024)
     p.add_argument("--rope-base", type=float, default=10000.0)
     p.add_argument("--norm-eps", type=float, default=1e-5)
-    p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--batch-tokens", type=int, default=8192, help="tokens per step; instances of one length make a batch")
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--warmup", type=int, default=100)
@@ -168,73 +198,91 @@ def main():
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
+    settle_runtime()
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     random.seed(a.seed)
     os.makedirs(a.out_dir, exist_ok=True)
-    train, held_out = read_instances(a.train), read_instances(a.held_out)
+    # Each stage's instances grouped by length: a step's batch is all of one length (no padding),
+    # as many instances as fit in --batch-tokens, and a stage's steps take its lengths in turn.
+    stages = []
+    for path, steps in a.stages:
+        by_length = {}
+        for instance in read_instances(path):
+            by_length.setdefault(instance["length"], []).append(instance)
+        stages.append((path, steps, by_length))
+    total_steps = sum(steps for _, steps, _ in stages)
+    held_out = read_instances(a.held_out)
+    tasks = sorted({instance["task"] for instance in held_out})
     model = Model(a)
     for name, parameter in model.named_parameters():
         if parameter.dim() == 2:
             nn.init.normal_(parameter, std=0.02 / (math.sqrt(2 * a.layers) if name.endswith(("wo.weight", "w2.weight")) else 1.0))
     optimizer = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.95), weight_decay=0.1)
     checkpoint_path = os.path.join(a.out_dir, "checkpoint.pt")
-    step = 0
+    step, seconds_before = 0, 0.0
     if os.path.exists(checkpoint_path):
         state = torch.load(checkpoint_path)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["torch_rng"])
-        step = state["step"]
+        step, seconds_before = state["step"], state.get("seconds", 0.0)
         print(f"resumed at step {step}")
     log_path = os.path.join(a.out_dir, "log.csv")
     log = open(log_path, "a", newline="")
     writer = csv.writer(log)
     if step == 0:
-        writer.writerow(["step", "seconds", "loss", "answer_loss", "held_out_accuracy"])
+        writer.writerow(["step", "seconds", "stage", "length", "loss", "answer_loss", "batch_accuracy", "held_out_accuracy"] +
+                        [f"accuracy_{task}" for task in tasks])
     parameters = sum(p.numel() for p in model.parameters())
-    print(f"{parameters} parameters, {len(train)} training instances, {len(held_out)} held out")
-    # Steps take the instance lengths in turn, each batch all of one length (no padding), as
-    # many instances as fit in --batch-tokens.
-    by_length = {}
-    for instance in train:
-        by_length.setdefault(instance["length"], []).append(instance)
-    lengths = sorted(by_length)
+    print(f"{parameters} parameters, {len(stages)} stages of {total_steps} steps, {len(held_out)} held out")
     order = random.Random(a.seed)
-    start = time.time()
-    while step < a.steps:
-        lr = a.lr * min(1.0, (step + 1) / a.warmup) * 0.5 * (1 + math.cos(math.pi * step / a.steps))
+    start = time.time() - seconds_before
+    while step < total_steps:
+        lr = a.lr * min(1.0, (step + 1) / a.warmup) * 0.5 * (1 + math.cos(math.pi * step / total_steps))
         for group in optimizer.param_groups:
             group["lr"] = lr
+        stage, first_step = 0, 0
+        while step >= first_step + stages[stage][1]:
+            first_step += stages[stage][1]
+            stage += 1
+        by_length = stages[stage][2]
+        lengths = sorted(by_length)
         # The batch of a step depends only on the seed and the step, so a resumed run sees the same data.
         order.seed(a.seed * 1000003 + step)
-        length = lengths[step % len(lengths)]
+        length = lengths[(step - first_step) % len(lengths)]
         pool = by_length[length]
         chosen = order.sample(pool, min(len(pool), max(1, a.batch_tokens // length)))
-        inputs, targets, weights = batch_of(chosen, a.answer_weight, a.haystack_weight)
-        losses = F.cross_entropy(model(inputs).reshape(-1, a.vocab), targets.reshape(-1), reduction="none").view_as(weights)
+        inputs, targets, weights, answer_mask = batch_of(chosen, a.answer_weight, a.haystack_weight)
+        logits = model(inputs)
+        losses = F.cross_entropy(logits.reshape(-1, a.vocab), targets.reshape(-1), reduction="none").view_as(weights)
         loss = (losses * weights).sum() / weights.sum()
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         step += 1
-        answer_mask = weights == a.answer_weight
         answer_loss = (losses * answer_mask).sum().item() / max(1, answer_mask.sum().item())
-        accuracy = ""
-        if step % a.eval_every == 0 or step == a.steps:
+        # The batch's own answers, read off the forward pass already made: a cheap view of how the
+        # current stage goes while the held-out set (at the final length) still says 0.
+        right = ((logits.argmax(-1) == targets) | ~answer_mask).all(dim=1)
+        batch_accuracy = right.float().mean().item()
+        accuracy = {}
+        if step % a.eval_every == 0 or step == total_steps:
             accuracy = answer_accuracy(model, held_out, max(1, a.batch_tokens // a.context))
             torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "torch_rng": torch.get_rng_state(),
-                        "step": step}, checkpoint_path + ".tmp")
+                        "step": step, "seconds": time.time() - start}, checkpoint_path + ".tmp")
             os.replace(checkpoint_path + ".tmp", checkpoint_path)
             write_llama2c(model, os.path.join(a.out_dir, "model.bin"))
-        writer.writerow([step, round(time.time() - start, 1), round(loss.item(), 4), round(answer_loss, 4), accuracy])
+        overall = round(sum(accuracy.values()) / len(accuracy), 4) if accuracy else ""
+        writer.writerow([step, round(time.time() - start, 1), stage + 1, length, round(loss.item(), 4), round(answer_loss, 4), round(batch_accuracy, 4), overall] +
+                        [round(accuracy[task], 4) if task in accuracy else "" for task in tasks])
         log.flush()
-        if step % 10 == 0 or accuracy != "":
-            print(f"step {step} loss {loss.item():.3f} answer {answer_loss:.3f} lr {lr:.2e} "
-                  f"{time.time() - start:.0f}s" + (f" held-out accuracy {accuracy:.3f}" if accuracy != "" else ""), flush=True)
-
+        if step % 10 == 0 or accuracy:
+            print(f"step {step} stage {stage + 1} length {length} loss {loss.item():.3f} answer {answer_loss:.3f} batch accuracy {batch_accuracy:.2f} lr {lr:.2e} "
+                  f"{time.time() - start:.0f}s" + (" held-out " + " ".join(f"{task} {value:.3f}" for task, value in accuracy.items())
+                                                   if accuracy else ""), flush=True)
 
 if __name__ == "__main__":
     main()
