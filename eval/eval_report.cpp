@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "eval/gnuplot.h"
 #include "runtime/errors.h"
@@ -48,6 +50,43 @@ std::string findings(const std::vector<EvalResult>& results, const EvalPlan& pla
                       100 * r.attention_recall);
   }
   return md;
+}
+
+// Token-weighted mean NLL of `cache`'s windows inside positions [begin, end); nullopt when none is.
+std::optional<double> nll_within(const std::vector<StreamWindow>& windows, const std::string& cache, int64_t begin, int64_t end,
+                                 const std::function<std::string(const EvalRow&)>& cache_name) {
+  double sum = 0;
+  int64_t tokens = 0;
+  for (const auto& w : windows)
+    if (cache_name(w.row) == cache && w.begin >= begin && w.end <= end) {
+      sum += w.nll * static_cast<double>(w.tokens);
+      tokens += w.tokens;
+    }
+  if (tokens == 0) return std::nullopt;
+  return sum / static_cast<double>(tokens);
+}
+
+// Each cache's NLL over the stream's last kStreamTail positions against positions 256-512 (in the
+// context, after the first windows' short histories), where its windows cover both.
+std::string stream_findings(const std::vector<StreamWindow>& windows, const std::vector<std::string>& names,
+                            const std::function<std::string(const EvalRow&)>& cache_name) {
+  constexpr int64_t kEarlyBegin = 256, kEarlyEnd = 512, kStreamTail = 512;
+  int64_t length = 0;
+  for (const auto& w : windows) length = std::max(length, w.end);
+  std::string md;
+  for (const auto& name : names) {
+    const auto early = nll_within(windows, name, kEarlyBegin, kEarlyEnd, cache_name);
+    const auto late = nll_within(windows, name, length - kStreamTail, length, cache_name);
+    if (!early) continue;
+    if (!late) {
+      md += fmt::format("- {}: NLL {:.4f} over positions {}-{}; it stops before the stream's last {} positions.\n", name, *early,
+                        kEarlyBegin, kEarlyEnd, kStreamTail);
+      continue;
+    }
+    md += fmt::format("- {}: NLL {:.4f} over positions {}-{} against {:.4f} over {}-{} ({:+.1f}%).\n", name, *late, length - kStreamTail,
+                      length, *early, kEarlyBegin, kEarlyEnd, 100 * (*late / *early - 1));
+  }
+  return md.empty() ? md : "\n## What the numbers show\n\n" + md;
 }
 
 }  // namespace
@@ -156,6 +195,7 @@ void write_stream_report(const std::filesystem::path& dir, const StreamSetting& 
   for (const auto& w : windows)
     md += fmt::format("| {} | {} | {} | {}-{} | {} | {:.4f} |\n", cache_name(w.row), w.row.ring, w.row.positions, w.begin, w.end,
                       w.tokens, w.nll);
+  md += stream_findings(windows, names, cache_name);
   md += "\n![NLL along the stream](nll_by_position.png)\n";
   write_report_file(dir / "report.md", md);
 }

@@ -455,4 +455,11 @@ TEST_CASE("eval --task stream scores windows past the context only for re-indexe
   CHECK(windows["snapstream/original"] == to_context);
   CHECK(windows["snapstream/reindexed"] == past);
   for (const char* file : {"report.md", "nll_by_position.png"}) CHECK(std::filesystem::exists(dir / "s" / file));
+  // Findings: the re-indexed cache over the last 512 positions (windows 768-1024 and 1024-1100)
+  // against 256-512; the caches that stop at the context say so.
+  const std::string report = test::read_text(dir / "s" / "report.md");
+  CHECK(report.find("- snapstream-C96-reindexed: NLL ") != std::string::npos);
+  CHECK(report.find("over positions 588-1100 against ") != std::string::npos);
+  CHECK(report.find("- full: NLL ") != std::string::npos);
+  CHECK(report.find("it stops before the stream's last 512 positions") != std::string::npos);
 }
