@@ -115,7 +115,11 @@ void run_stream_command(const EvalArgs& a) {
   const int64_t streams = a.documents > 0 ? a.documents : kDefaultStreams;
   eval::EvalPlan plan = rows_plan(a);
   std::vector<eval::EvalRow> rows;
-  if (eval::take_full_policy(plan.policies)) rows.push_back(eval::full_cache_row(plan, context));
+  if (eval::take_policy(plan.policies, "full")) rows.push_back(eval::full_cache_row(plan, context));
+  if (eval::take_policy(plan.policies, "story")) {
+    rows.push_back(eval::full_cache_row(plan, context));
+    rows.back().policy = "story";
+  }
   for (const auto& b : a.budgets) plan.budgets.push_back(eval::resolve_budget(b, context));
   if (!plan.policies.empty())
     for (auto& row : eval::plan_rows(plan)) rows.push_back(std::move(row));
@@ -209,7 +213,7 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--stream-length", args->stream_length, "stream: tokens per stream (default 4x the context)")->check(CLI::PositiveNumber);
   cmd->add_option("--stream-window", args->stream_window, "stream: positions per NLL window")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--budgets", args->budgets, "cache sizes C: fractions of L or of the context (1/4), or positions (96)")->delimiter(',')->capture_default_str();
-  cmd->add_option("--policies", args->policies, "snapstream, streaming, random (and full, for a retrieval task's own row)")->delimiter(',')->capture_default_str();
+  cmd->add_option("--policies", args->policies, "snapstream, streaming, random; full (the full cache's own row); story (streams: the full cache restarted at every BOS)")->delimiter(',')->capture_default_str();
   cmd->add_option("--rings", args->rings, "SnapStream's ring R: fractions of C (1/2) or positions; the first is the default")
       ->delimiter(',')
       ->capture_default_str();

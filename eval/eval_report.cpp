@@ -67,24 +67,38 @@ std::optional<double> nll_within(const std::vector<StreamWindow>& windows, const
 }
 
 // Each cache's NLL over the stream's last kStreamTail positions against positions 256-512 (in the
-// context, after the first windows' short histories), where its windows cover both.
+// context, after the first windows' short histories), where its windows cover both; beside the
+// "story" row's over the same positions when there is one, since the text itself is easier or
+// harder in different places (late in a long story, say, against a story's first tokens).
 std::string stream_findings(const std::vector<StreamWindow>& windows, const std::vector<std::string>& names,
                             const std::function<std::string(const EvalRow&)>& cache_name) {
   constexpr int64_t kEarlyBegin = 256, kEarlyEnd = 512, kStreamTail = 512;
   int64_t length = 0;
   for (const auto& w : windows) length = std::max(length, w.end);
   std::string md;
+  const auto story_early = nll_within(windows, "story", kEarlyBegin, kEarlyEnd, cache_name);
+  const auto story_late = nll_within(windows, "story", length - kStreamTail, length, cache_name);
   for (const auto& name : names) {
     const auto early = nll_within(windows, name, kEarlyBegin, kEarlyEnd, cache_name);
     const auto late = nll_within(windows, name, length - kStreamTail, length, cache_name);
     if (!early) continue;
+    if (name == "story") {
+      if (late)
+        md += fmt::format("- story (the full cache restarted at every BOS: each token given its own story): NLL {:.4f} over positions "
+                          "{}-{} against {:.4f} over {}-{}.\n", *late, length - kStreamTail, length, *early, kEarlyBegin, kEarlyEnd);
+      continue;
+    }
     if (!late) {
       md += fmt::format("- {}: NLL {:.4f} over positions {}-{}; it stops before the stream's last {} positions.\n", name, *early,
                         kEarlyBegin, kEarlyEnd, kStreamTail);
       continue;
     }
-    md += fmt::format("- {}: NLL {:.4f} over positions {}-{} against {:.4f} over {}-{} ({:+.1f}%).\n", name, *late, length - kStreamTail,
+    md += fmt::format("- {}: NLL {:.4f} over positions {}-{} against {:.4f} over {}-{} ({:+.1f}%)", name, *late, length - kStreamTail,
                       length, *early, kEarlyBegin, kEarlyEnd, 100 * (*late / *early - 1));
+    if (story_early && story_late && name != "story")
+      md += fmt::format("; above the story row by {:+.4f} there and {:+.4f} at {}-{}", *late - *story_late, *early - *story_early,
+                        kEarlyBegin, kEarlyEnd);
+    md += ".\n";
   }
   return md.empty() ? md : "\n## What the numbers show\n\n" + md;
 }
@@ -161,7 +175,7 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
 void write_stream_report(const std::filesystem::path& dir, const StreamSetting& setting, const std::vector<StreamWindow>& windows) {
   std::filesystem::create_directories(dir);
   auto cache_name = [](const EvalRow& row) {
-    return row.policy == "full" ? std::string("full") : fmt::format("{}-C{}-{}", row.policy, row.budget, row.positions);
+    return row.policy == "full" || row.policy == "story" ? row.policy : fmt::format("{}-C{}-{}", row.policy, row.budget, row.positions);
   };
   std::string csv = "policy,budget,ring,positions,begin,end,tokens,nll\n";
   std::map<std::string, std::string> series;

@@ -61,8 +61,8 @@ runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget
   return c;
 }
 
-bool take_full_policy(std::vector<std::string>& policies) {
-  const auto end = std::remove(policies.begin(), policies.end(), "full");
+bool take_policy(std::vector<std::string>& policies, const std::string& name) {
+  const auto end = std::remove(policies.begin(), policies.end(), name);
   const bool found = end != policies.end();
   policies.erase(end, policies.end());
   return found;

@@ -70,9 +70,9 @@ int64_t resolve_budget(const std::string& text, int64_t length);
 runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t ring, int64_t sink, int64_t window,
                                        int64_t pool_kernel, const std::string& positions, uint64_t seed);
 
-// "full" among a task's or stream's policies asks for the full cache's own row: removes it and
-// says whether it was there.
-bool take_full_policy(std::vector<std::string>& policies);
+// "full" among a task's or stream's policies asks for the full cache's own row ("story", among a
+// stream's, for the full cache restarted at every BOS): removes `name` and says whether it was there.
+bool take_policy(std::vector<std::string>& policies, const std::string& name);
 
 // Whether `row` has the plan's default ring share, window, pooling width and positions (the
 // first of each): the rows plots and summaries draw; the others vary one knob.

@@ -45,7 +45,8 @@ std::vector<StreamWindow> run_stream_eval(const runtime::Model& model, kernels::
       const auto count = static_cast<int64_t>(group.size());
       runtime::SlotKvCache cache(model.shape, rows[r].cache.resolved(model.shape.context_length), count);
       runtime::GraphRunner runner(model, pool, cache);
-      std::vector<float> logits(static_cast<size_t>(count) * vocab);
+      std::vector<float> logits(static_cast<size_t>(count) * vocab), batch_logits(logits.size());
+      const bool per_story = rows[r].policy == "story";
       auto score = [&](int64_t position) {  // the logits predict stream[position] in every slot
         const auto w = static_cast<size_t>(position / window);
         for (int64_t s = 0; s < count; ++s) {
@@ -59,12 +60,22 @@ std::vector<StreamWindow> run_stream_eval(const runtime::Model& model, kernels::
                        logits.data() + static_cast<size_t>(s) * vocab);
       score(prompt_length);
       // A sequence ends where it may not grow: the context, unless the cache streams past it.
-      const int64_t last = cache.streams_past_context() ? length : std::min(length, model.shape.context_length);
-      std::vector<runtime::DecodeInput> batch(static_cast<size_t>(count));
+      const int64_t last = cache.streams_past_context() || per_story ? length : std::min(length, model.shape.context_length);
+      std::vector<runtime::DecodeInput> batch;
       for (int64_t position = prompt_length + 1; position < last; ++position) {
-        for (int64_t s = 0; s < count; ++s)
-          batch[static_cast<size_t>(s)] = {group[static_cast<size_t>(s)][static_cast<size_t>(position - 1)], s};
-        runner.decode(batch, logits.data());
+        batch.clear();
+        for (int64_t s = 0; s < count; ++s) {
+          const int32_t input = group[static_cast<size_t>(s)][static_cast<size_t>(position - 1)];
+          if (per_story && input == model.tokenizer.bos_id()) {
+            cache.reset(s);
+            runner.prefill(std::span<const int32_t>(&input, 1), s, logits.data() + static_cast<size_t>(s) * vocab);
+          } else {
+            batch.push_back({input, s});
+          }
+        }
+        if (!batch.empty()) runner.decode(batch, batch_logits.data());
+        for (size_t i = 0; i < batch.size(); ++i)
+          std::copy_n(batch_logits.data() + i * vocab, vocab, logits.data() + static_cast<size_t>(batch[i].slot) * vocab);
         score(position);
       }
     }

@@ -27,7 +27,7 @@ std::vector<EvalResult> run_task_eval(const runtime::Model& model, kernels::Thre
   if (plan.tasks.empty() || plan.contexts.empty() || plan.instances <= 0)
     throw runtime::ConfigError("a task evaluation needs tasks, contexts and instances");
   EvalPlan rows_plan = plan.rows;
-  const bool full_row = take_full_policy(rows_plan.policies);
+  const bool full_row = take_policy(rows_plan.policies, "full");
 
   // Every context's rows, checked before any work.
   std::vector<std::vector<EvalRow>> rows_by_context;

@@ -25,7 +25,7 @@ for part in "${parts[@]}"; do
         --out "$out/retrieval" --report-command "bash scripts/eval-report.sh retrieval" ;;
     stream)
       "$snapstream" eval --model "$models/stories260K.gguf" --task stream --stream-length 2560 --stream-window 256 \
-        --budgets 1/4 --policies full,snapstream,streaming --positions original,reindexed --documents 16 --seed 2 \
+        --budgets 1/4 --policies full,story,snapstream,streaming --positions original,reindexed --documents 16 --seed 2 \
         --out "$out/stream" --report-command "bash scripts/eval-report.sh stream" ;;
     continuation)
       "$snapstream" eval --model "$models/stories260K.gguf" --generate 120 --seed 1 \

@@ -432,7 +432,7 @@ TEST_CASE("eval --task stream scores windows past the context only for re-indexe
   test::TempDir dir;
   const auto result = test::run_command(binary() + " eval --model " + shell_quote((*models / "stories260K.gguf").string()) +
                                         " --task stream --stream-length 1100 --stream-window 256 --budgets 96"
-                                        " --policies full,snapstream --positions original,reindexed --documents 2 --seed 1 --out " +
+                                        " --policies full,story,snapstream --positions original,reindexed --documents 2 --seed 1 --out " +
                                         shell_quote((dir / "s").string()));
   INFO(result.out << result.err);
   REQUIRE(result.exit_code == 0);
@@ -454,12 +454,15 @@ TEST_CASE("eval --task stream scores windows past the context only for re-indexe
   CHECK(windows["full/original"] == to_context);
   CHECK(windows["snapstream/original"] == to_context);
   CHECK(windows["snapstream/reindexed"] == past);
+  // The full cache restarted at every BOS (stories fit the context) goes on too.
+  CHECK(windows["story/original"] == past);
   for (const char* file : {"report.md", "nll_by_position.png"}) CHECK(std::filesystem::exists(dir / "s" / file));
   // Findings: the re-indexed cache over the last 512 positions (windows 768-1024 and 1024-1100)
   // against 256-512; the caches that stop at the context say so.
   const std::string report = test::read_text(dir / "s" / "report.md");
   CHECK(report.find("- snapstream-C96-reindexed: NLL ") != std::string::npos);
   CHECK(report.find("over positions 588-1100 against ") != std::string::npos);
+  CHECK(report.find("above the story row by ") != std::string::npos);
   CHECK(report.find("- full: NLL ") != std::string::npos);
   CHECK(report.find("it stops before the stream's last 512 positions") != std::string::npos);
 }
