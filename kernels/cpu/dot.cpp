@@ -2,6 +2,8 @@
 // Several independent accumulators hide FMA latency so the loops run at memory speed.
 #include "kernels/cpu/dot.h"
 
+#include <cmath>
+
 #include "kernels/cpu/widen.h"
 
 namespace snapstream::kernels::cpu {
@@ -84,10 +86,13 @@ void tile(const float* w, int64_t stride, const float* const* x, int64_t n, floa
   for (; k + 8 <= M * R; k += 8) horizontal_sums8(flat + k, flat_sums + k);
   for (; k < M * R; ++k) flat_sums[k] = horizontal_sum(flat[k]);
 #endif
+  // The tails use std::fma, not `sum += a * b`: whether the compiler fuses that is its choice per
+  // expression (a -march=native build on an AVX512-FP16 machine fused the f32 tail and not the
+  // f16 one), and f32 rows, f16 rows and single dot products must agree bit for bit.
   for (int j = 0; j < M; ++j)
     for (int r = 0; r < R; ++r) {
       float sum = sums[j][r];
-      for (int64_t k = i; k < n; ++k) sum += w[r * stride + k] * x[j][k];
+      for (int64_t k = i; k < n; ++k) sum = std::fma(w[r * stride + k], x[j][k], sum);
       out[j * out_stride + r] = sum;
     }
 }
@@ -134,7 +139,7 @@ void rows8(const T* rows, int64_t stride, const float* x, int64_t n, float* out)
 #endif
   for (int s = 0; s < 8; ++s) {
     float sum = out[s];
-    for (int64_t k = i; k < n; ++k) sum += widen(rows[s * stride + k]) * x[k];
+    for (int64_t k = i; k < n; ++k) sum = std::fma(widen(rows[s * stride + k]), x[k], sum);
     out[s] = sum;
   }
 }
