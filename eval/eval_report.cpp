@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
 #include <optional>
 
@@ -52,9 +51,13 @@ std::string findings(const std::vector<EvalResult>& results, const EvalPlan& pla
   return md;
 }
 
+// A stream row's name in the report: the full cache's rows by policy, bounded ones with C and positions.
+std::string cache_name(const EvalRow& row) {
+  return row.policy == "full" || row.policy == "story" ? row.policy : fmt::format("{}-C{}-{}", row.policy, row.budget, row.positions);
+}
+
 // Token-weighted mean NLL of `cache`'s windows inside positions [begin, end); nullopt when none is.
-std::optional<double> nll_within(const std::vector<StreamWindow>& windows, const std::string& cache, int64_t begin, int64_t end,
-                                 const std::function<std::string(const EvalRow&)>& cache_name) {
+std::optional<double> nll_within(const std::vector<StreamWindow>& windows, const std::string& cache, int64_t begin, int64_t end) {
   double sum = 0;
   int64_t tokens = 0;
   for (const auto& w : windows)
@@ -70,17 +73,16 @@ std::optional<double> nll_within(const std::vector<StreamWindow>& windows, const
 // context, after the first windows' short histories), where its windows cover both; beside the
 // "story" row's over the same positions when there is one, since the text itself is easier or
 // harder in different places (late in a long story, say, against a story's first tokens).
-std::string stream_findings(const std::vector<StreamWindow>& windows, const std::vector<std::string>& names,
-                            const std::function<std::string(const EvalRow&)>& cache_name) {
+std::string stream_findings(const std::vector<StreamWindow>& windows, const std::vector<std::string>& names) {
   constexpr int64_t kEarlyBegin = 256, kEarlyEnd = 512, kStreamTail = 512;
   int64_t length = 0;
   for (const auto& w : windows) length = std::max(length, w.end);
   std::string md;
-  const auto story_early = nll_within(windows, "story", kEarlyBegin, kEarlyEnd, cache_name);
-  const auto story_late = nll_within(windows, "story", length - kStreamTail, length, cache_name);
+  const auto story_early = nll_within(windows, "story", kEarlyBegin, kEarlyEnd);
+  const auto story_late = nll_within(windows, "story", length - kStreamTail, length);
   for (const auto& name : names) {
-    const auto early = nll_within(windows, name, kEarlyBegin, kEarlyEnd, cache_name);
-    const auto late = nll_within(windows, name, length - kStreamTail, length, cache_name);
+    const auto early = nll_within(windows, name, kEarlyBegin, kEarlyEnd);
+    const auto late = nll_within(windows, name, length - kStreamTail, length);
     if (!early) continue;
     if (name == "story") {
       if (late)
@@ -95,7 +97,7 @@ std::string stream_findings(const std::vector<StreamWindow>& windows, const std:
     }
     md += fmt::format("- {}: NLL {:.4f} over positions {}-{} against {:.4f} over {}-{} ({:+.1f}%)", name, *late, length - kStreamTail,
                       length, *early, kEarlyBegin, kEarlyEnd, 100 * (*late / *early - 1));
-    if (story_early && story_late && name != "story")
+    if (story_early && story_late)
       md += fmt::format("; above the story row by {:+.4f} there and {:+.4f} at {}-{}", *late - *story_late, *early - *story_early,
                         kEarlyBegin, kEarlyEnd);
     md += ".\n";
@@ -143,10 +145,10 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
   }
   for (const auto& [policy, data] : series) write_report_file(dir / (policy + ".dat"), data);
   run_gnuplot(budget_plot_script(dir, policies, "nll_gap.png", 2, "NLL gap to the full cache (nats per token)",
-                          setting.model + ": NLL gap against budget"),
+                                 setting.model + ": NLL gap against budget"),
               (dir / "nll_gap.png").string());
   run_gnuplot(budget_plot_script(dir, policies, "agreement.png", 3, "greedy agreement with the full cache (%)",
-                          setting.model + ": teacher-forced top-1 agreement against budget"),
+                                 setting.model + ": teacher-forced top-1 agreement against budget"),
               (dir / "agreement.png").string());
   for (const auto& policy : policies) std::filesystem::remove(dir / (policy + ".dat"));
 
@@ -174,9 +176,6 @@ void write_eval_report(const std::filesystem::path& dir, const EvalSetting& sett
 
 void write_stream_report(const std::filesystem::path& dir, const StreamSetting& setting, const std::vector<StreamWindow>& windows) {
   std::filesystem::create_directories(dir);
-  auto cache_name = [](const EvalRow& row) {
-    return row.policy == "full" || row.policy == "story" ? row.policy : fmt::format("{}-C{}-{}", row.policy, row.budget, row.positions);
-  };
   std::string csv = "policy,budget,ring,positions,begin,end,tokens,nll\n";
   std::map<std::string, std::string> series;
   std::vector<std::string> names;
@@ -209,7 +208,7 @@ void write_stream_report(const std::filesystem::path& dir, const StreamSetting& 
   for (const auto& w : windows)
     md += fmt::format("| {} | {} | {} | {}-{} | {} | {:.4f} |\n", cache_name(w.row), w.row.ring, w.row.positions, w.begin, w.end,
                       w.tokens, w.nll);
-  md += stream_findings(windows, names, cache_name);
+  md += stream_findings(windows, names);
   md += "\n![NLL along the stream](nll_by_position.png)\n";
   write_report_file(dir / "report.md", md);
 }
