@@ -22,6 +22,7 @@ struct TasksArgs {
   uint64_t seed = 0;
   std::string texts;
   int64_t generate = 0;
+  eval::TaskShape shape;
   std::string out;
 };
 
@@ -40,10 +41,12 @@ void run_tasks_command(const TasksArgs& a) {
   for (int64_t i = 0; i < a.count; ++i) {
     const auto task = tasks[static_cast<size_t>(i) % tasks.size()];
     const int64_t length = a.lengths[static_cast<size_t>(i / static_cast<int64_t>(tasks.size())) % a.lengths.size()];
-    const auto instance = eval::make_task_instance(task, length, haystack, model->tokenizer, a.seed, i);
+    const auto instance = eval::make_task_instance(task, length, haystack, model->tokenizer, a.seed, i, a.shape);
+    nlohmann::json spans = nlohmann::json::array();
+    for (const auto& span : instance.answer_spans) spans.push_back({span.begin, span.end});
     out << nlohmann::json{{"task", eval::retrieval_task_name(task)}, {"length", length}, {"prompt_ids", instance.prompt},
                           {"answer_ids", instance.answer_ids}, {"answer", instance.answer},
-                          {"fact_positions", instance.fact_positions}}
+                          {"fact_positions", instance.fact_positions}, {"answer_spans", spans}}
                .dump()
         << "\n";
   }
@@ -66,6 +69,13 @@ void add_tasks_command(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "seed of the instances and of --generate's sampling")->capture_default_str();
   auto* texts = cmd->add_option("--texts", args->texts, "haystack: JSONL of {\"text\": ...}")->check(CLI::ExistingFile);
   cmd->add_option("--generate", args->generate, "haystack: sample N stories from the model instead")->check(CLI::PositiveNumber)->excludes(texts);
+  cmd->add_option("--units", args->shape.units,
+                  "what the questions are about per instance: facts (multikey), names (multivalue), pairs (multiquery), "
+                  "chains (vt); 0: each task's own")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("--ask-every-unit", args->shape.ask_every_unit,
+                "ask about every unit, each question followed by its answer (training data), instead of the first alone");
   cmd->add_option("--out", args->out, "the JSONL file to write")->required();
   cmd->callback([args] { run_tasks_command(*args); });
 }

@@ -50,12 +50,35 @@ class Draws {
   uint64_t state_;
 };
 
-// A task's text before placement: facts in groups whose inner order the text keeps.
-struct TaskText {
-  std::vector<std::vector<std::string>> groups;
-  std::string question;
+// A question and the completion that answers it, e.g. " 4821.".
+struct Question {
+  std::string text;
   std::string answer;
 };
+
+// A task's text before placement: facts in groups whose inner order the text keeps, and one
+// question per unit, the first unit's first.
+struct TaskText {
+  std::vector<std::vector<std::string>> groups;
+  std::vector<Question> questions;
+};
+
+int64_t own_units(RetrievalTask task) {
+  switch (task) {
+    case RetrievalTask::SingleNeedle: return 1;
+    case RetrievalTask::MultiKey: return kMultiKeyFacts;
+    case RetrievalTask::MultiValue: return 1;
+    case RetrievalTask::MultiQuery: return kMultiQueryFacts / kMultiQueryAsked;
+    case RetrievalTask::VariableTracking: return 2;
+  }
+  return 1;
+}
+
+int64_t names_per_unit(RetrievalTask task) {
+  if (task == RetrievalTask::MultiQuery) return kMultiQueryAsked;
+  if (task == RetrievalTask::VariableTracking) return kChainLength;
+  return 1;
+}
 
 std::vector<std::string_view> draw_names(Draws& draws, int64_t count) {
   std::vector<std::string_view> names(kNames.begin(), kNames.end());
@@ -90,55 +113,63 @@ std::string listed(const std::vector<std::string>& items, const char* last_separ
   return text;
 }
 
-TaskText task_text(RetrievalTask task, Draws& draws) {
+// Items [first, first + count) of `items` as strings.
+template <typename Item>
+std::vector<std::string> slice(const std::vector<Item>& items, int64_t first, int64_t count) {
+  return std::vector<std::string>(items.begin() + first, items.begin() + first + count);
+}
+
+TaskText task_text(RetrievalTask task, int64_t units, Draws& draws) {
   TaskText text;
   switch (task) {
     case RetrievalTask::SingleNeedle:
     case RetrievalTask::MultiKey: {
-      const int64_t facts = task == RetrievalTask::SingleNeedle ? 1 : kMultiKeyFacts;
-      const auto names = draw_names(draws, facts);
-      const auto values = draw_values(draws, facts);
-      for (int64_t i = 0; i < facts; ++i) text.groups.push_back({number_fact(names[static_cast<size_t>(i)], values[static_cast<size_t>(i)])});
-      const std::string name(names[0]);
-      text.question = "What is the secret number of " + name + "? The secret number of " + name + " is";
-      text.answer = " " + values[0] + ".";
+      const auto names = draw_names(draws, units);
+      const auto values = draw_values(draws, units);
+      for (int64_t i = 0; i < units; ++i) {
+        const std::string name(names[static_cast<size_t>(i)]);
+        const auto& value = values[static_cast<size_t>(i)];
+        text.groups.push_back({number_fact(name, value)});
+        text.questions.push_back({"What is the secret number of " + name + "? The secret number of " + name + " is", " " + value + "."});
+      }
       break;
     }
     case RetrievalTask::MultiValue: {
-      const std::string name(draw_names(draws, 1)[0]);
-      const auto values = draw_values(draws, kMultiValueFacts);
-      text.groups.emplace_back();
-      for (const auto& value : values) text.groups[0].push_back("One of the secret numbers of " + name + " is " + value + ".");
-      text.question = "What are all the secret numbers of " + name + "? The secret numbers of " + name + " are";
-      text.answer = " " + listed(values, ", ") + ".";
+      const auto names = draw_names(draws, units);
+      const auto values = draw_values(draws, kMultiValueFacts * units);
+      for (int64_t i = 0; i < units; ++i) {
+        const std::string name(names[static_cast<size_t>(i)]);
+        const auto own = slice(values, i * kMultiValueFacts, kMultiValueFacts);
+        auto& group = text.groups.emplace_back();
+        for (const auto& value : own) group.push_back("One of the secret numbers of " + name + " is " + value + ".");
+        text.questions.push_back({"What are all the secret numbers of " + name + "? The secret numbers of " + name + " are", " " + listed(own, ", ") + "."});
+      }
       break;
     }
     case RetrievalTask::MultiQuery: {
-      const auto names = draw_names(draws, kMultiQueryFacts);
-      const auto values = draw_values(draws, kMultiQueryFacts);
-      for (int64_t i = 0; i < kMultiQueryFacts; ++i) text.groups.push_back({number_fact(names[static_cast<size_t>(i)], values[static_cast<size_t>(i)])});
-      std::vector<std::string> asked_names, asked_values;
-      for (int64_t i = 0; i < kMultiQueryAsked; ++i) {
-        asked_names.emplace_back(names[static_cast<size_t>(i)]);
-        asked_values.push_back(values[static_cast<size_t>(i)]);
+      const auto names = draw_names(draws, kMultiQueryAsked * units);
+      const auto values = draw_values(draws, kMultiQueryAsked * units);
+      for (size_t i = 0; i < names.size(); ++i) text.groups.push_back({number_fact(names[i], values[i])});
+      for (int64_t i = 0; i < units; ++i) {
+        const auto asked_names = slice(names, i * kMultiQueryAsked, kMultiQueryAsked);
+        const auto asked_values = slice(values, i * kMultiQueryAsked, kMultiQueryAsked);
+        text.questions.push_back({"What are the secret numbers of " + listed(asked_names, " and ") + "? They are", " " + listed(asked_values, " and ") + "."});
       }
-      text.question = "What are the secret numbers of " + listed(asked_names, " and ") + "? They are";
-      text.answer = " " + listed(asked_values, " and ") + ".";
       break;
     }
     case RetrievalTask::VariableTracking: {
-      // Two chains, each passing its own number along kChainLength names; the second is the distractor.
-      const auto names = draw_names(draws, 2 * kChainLength);
-      const auto values = draw_values(draws, 2);
-      for (int64_t chain = 0; chain < 2; ++chain) {
+      // Chains each passing its own number along kChainLength names; all but the asked one are distractors.
+      const auto names = draw_names(draws, kChainLength * units);
+      const auto values = draw_values(draws, units);
+      for (int64_t chain = 0; chain < units; ++chain) {
         auto& group = text.groups.emplace_back();
-        const auto first = names.begin() + chain * kChainLength;
-        group.push_back(std::string(first[0]) + " has the number " + values[static_cast<size_t>(chain)] + ".");
+        const auto chain_names = slice(names, chain * kChainLength, kChainLength);
+        const auto& value = values[static_cast<size_t>(chain)];
+        group.push_back(chain_names[0] + " has the number " + value + ".");
         for (int64_t i = 1; i < kChainLength; ++i)
-          group.push_back(std::string(first[i]) + " has the same number as " + std::string(first[i - 1]) + ".");
+          group.push_back(chain_names[static_cast<size_t>(i)] + " has the same number as " + chain_names[static_cast<size_t>(i - 1)] + ".");
+        text.questions.push_back({"Who has the number " + value + "? They are", " " + listed(chain_names, ", ") + "."});
       }
-      text.question = "Who has the number " + values[0] + "? They are";
-      text.answer = " " + listed(std::vector<std::string>(names.begin(), names.begin() + kChainLength), ", ") + ".";
       break;
     }
   }
@@ -190,14 +221,32 @@ Haystack::Haystack(const std::vector<std::string>& texts, const runtime::Tokeniz
 }
 
 TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haystack& haystack,
-                                const runtime::Tokenizer& tokenizer, uint64_t seed, int64_t index) {
+                                const runtime::Tokenizer& tokenizer, uint64_t seed, int64_t index, const TaskShape& shape) {
+  const std::string task_name(retrieval_task_name(task));
+  const int64_t units = shape.units == 0 ? own_units(task) : shape.units;
+  if (units < 1 || (task == RetrievalTask::SingleNeedle && units != 1))
+    throw runtime::ConfigError("task " + task_name + " plants " + (task == RetrievalTask::SingleNeedle ? "exactly one fact (multikey plants more)" : "at least one unit") +
+                               "; asked for " + std::to_string(units));
+  if (units * names_per_unit(task) > static_cast<int64_t>(kNames.size()))
+    throw runtime::ConfigError("task " + task_name + " has names for at most " + std::to_string(static_cast<int64_t>(kNames.size()) / names_per_unit(task)) +
+                               " units; asked for " + std::to_string(units));
   Draws draws(seed ^ (0x51ED270B7A3F9C1Dull * static_cast<uint64_t>(index + 1)) ^ (static_cast<uint64_t>(task) << 56));
-  const TaskText text = task_text(task, draws);
+  const TaskText text = task_text(task, units, draws);
+  // The questions asked, in the order asked: every unit's in a drawn order, or the first unit's.
+  std::vector<Question> asked = {text.questions[0]};
+  if (shape.ask_every_unit) {
+    asked = text.questions;
+    for (size_t i = asked.size(); i > 1; --i) std::swap(asked[i - 1], asked[static_cast<size_t>(draws.below(static_cast<int64_t>(i)))]);
+  }
   TaskInstance instance;
   instance.task = task;
-  instance.answer = text.answer;
-  instance.answer_ids = continuation_ids(tokenizer, std::string(trimmed(text.answer)));
-  const auto question = continuation_ids(tokenizer, text.question);
+  instance.answer = asked.back().answer;
+  std::vector<std::vector<int32_t>> questions, answers;
+  for (const auto& question : asked) {
+    questions.push_back(continuation_ids(tokenizer, question.text));
+    answers.push_back(continuation_ids(tokenizer, std::string(trimmed(question.answer))));
+  }
+  instance.answer_ids = answers.back();
   std::vector<std::vector<std::vector<int32_t>>> groups;
   const bool with_bos = tokenizer.vocabulary().add_bos && tokenizer.bos_id() >= 0;
   int64_t fact_count = 0, fixed = with_bos ? 1 : 0;
@@ -209,11 +258,10 @@ TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haysta
       ++fact_count;
     }
   }
-  fixed += static_cast<int64_t>(question.size() + instance.answer_ids.size());
+  for (size_t i = 0; i < asked.size(); ++i) fixed += static_cast<int64_t>(questions[i].size() + answers[i].size());
   if (length < fixed)
-    throw runtime::InvalidRequestError("task " + std::string(retrieval_task_name(task)) + " needs at least " +
-                                       std::to_string(fixed) + " tokens for its facts and question; asked for " +
-                                       std::to_string(length));
+    throw runtime::InvalidRequestError("task " + task_name + " needs at least " + std::to_string(fixed) +
+                                       " tokens for its facts and questions; asked for " + std::to_string(length));
 
   // The haystack: sentences in order from a random one, the last cut to fill the length exactly.
   const auto& sentences = haystack.sentences();
@@ -252,7 +300,12 @@ TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haysta
     }
     if (b < cut.size()) append(instance.prompt, cut[b]);
   }
-  append(instance.prompt, question);
+  for (size_t i = 0; i < asked.size(); ++i) {
+    append(instance.prompt, questions[i]);
+    const auto begin = static_cast<int64_t>(instance.prompt.size());
+    instance.answer_spans.push_back({begin, begin + static_cast<int64_t>(answers[i].size())});
+    if (i + 1 < asked.size()) append(instance.prompt, answers[i]);
+  }
   return instance;
 }
 

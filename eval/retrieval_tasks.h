@@ -37,19 +37,40 @@ class Haystack {
   std::vector<std::vector<int32_t>> sentences_;
 };
 
+// How many units a task plants and which are asked about. A unit is what one question is about:
+// a name's number (niah, multikey), a name's numbers (multivalue), two names' numbers
+// (multiquery), a chain of names (vt). Evaluation asks about the first unit of each task's own
+// count; training data asks about every unit, each question followed by its answer, so one
+// sequence carries many answers to learn from.
+struct TaskShape {
+  int64_t units = 0;            // 0: the task's own (niah 1, multikey 4, multivalue 1, multiquery 2, vt 2)
+  bool ask_every_unit = false;  // false: one question, about the first unit
+};
+
+// Tokens [begin, end) of prompt followed by answer_ids.
+struct TokenSpan {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
 struct TaskInstance {
   RetrievalTask task = RetrievalTask::SingleNeedle;
   std::vector<int32_t> prompt;          // BOS, the haystack with the facts, the question
   std::string answer;                   // the completion that scores, e.g. " 4821."
   std::vector<int32_t> answer_ids;      // the answer tokenized as it follows the prompt
   std::vector<int64_t> fact_positions;  // where each planted fact starts in the prompt
+  // Every answer's tokens; with one question, just answer_ids'. With every unit asked, the
+  // prompt holds the earlier questions each followed by its answer, and ends in the last question.
+  std::vector<TokenSpan> answer_spans;
 };
 
 // Instance `index` of `task` whose prompt and answer together are exactly `length` tokens, so
 // it fits a model with that context. The same task, length, haystack, seed and index give the
-// same instance. Throws InvalidRequestError when `length` cannot hold the facts and question.
+// same instance. Throws InvalidRequestError when `length` cannot hold the facts and questions,
+// ConfigError when the shape asks for more units than the task has names for.
 TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haystack& haystack,
-                                const runtime::Tokenizer& tokenizer, uint64_t seed, int64_t index);
+                                const runtime::Tokenizer& tokenizer, uint64_t seed, int64_t index,
+                                const TaskShape& shape = {});
 
 // Whether `completion` (the text generated after the prompt) answers the instance: its text up
 // to the first '.' equals the answer's, spaces at either end aside.

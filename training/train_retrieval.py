@@ -96,8 +96,17 @@ def read_instances(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def answer_spans(instance):
+    """Every answer's tokens [begin, end) in prompt_ids + answer_ids: several when the instance asks about every unit."""
+    spans = instance.get("answer_spans")
+    if spans:
+        return [tuple(span) for span in spans]
+    prompt = len(instance["prompt_ids"])
+    return [(prompt, prompt + len(instance["answer_ids"]))]
+
+
 def batch_of(instances, answer_weight, haystack_weight=1.0):
-    """Inputs, targets, loss weights and the answer's targets, padded to the longest sequence of the batch (padding weighs 0)."""
+    """Inputs, targets, loss weights and the answers' targets, padded to the longest sequence of the batch (padding weighs 0)."""
     length = max(len(i["prompt_ids"]) + len(i["answer_ids"]) for i in instances)
     ids = torch.zeros(len(instances), length, dtype=torch.long)
     weights = torch.zeros(len(instances), length - 1)
@@ -106,9 +115,10 @@ def batch_of(instances, answer_weight, haystack_weight=1.0):
         sequence = instance["prompt_ids"] + instance["answer_ids"]
         ids[row, : len(sequence)] = torch.tensor(sequence)
         weights[row, : len(sequence) - 1] = haystack_weight
-        prompt = len(instance["prompt_ids"])
-        weights[row, prompt - 1 : len(sequence) - 1] = answer_weight
-        answer[row, prompt - 1 : len(sequence) - 1] = True
+        for begin, end in answer_spans(instance):
+            # Target t is token t + 1: the answer's tokens are the targets of the positions before them.
+            weights[row, begin - 1 : end - 1] = answer_weight
+            answer[row, begin - 1 : end - 1] = True
     return ids[:, :-1], ids[:, 1:], weights, answer
 
 
@@ -119,12 +129,10 @@ def answer_accuracy(model, instances, batch_size):
     right, seen = {}, {}
     for start in range(0, len(instances), batch_size):
         chunk = instances[start : start + batch_size]
-        inputs, targets, _, _ = batch_of(chunk, 1.0)
-        predicted = model(inputs).argmax(-1)
+        inputs, targets, _, answer = batch_of(chunk, 1.0)
+        answered = ((model(inputs).argmax(-1) == targets) | ~answer).all(dim=1)
         for row, instance in enumerate(chunk):
-            prompt, answer = len(instance["prompt_ids"]), len(instance["answer_ids"])
-            answered = bool((predicted[row, prompt - 1 : prompt - 1 + answer] == targets[row, prompt - 1 : prompt - 1 + answer]).all())
-            right[instance["task"]] = right.get(instance["task"], 0) + answered
+            right[instance["task"]] = right.get(instance["task"], 0) + bool(answered[row])
             seen[instance["task"]] = seen.get(instance["task"], 0) + 1
     model.train()
     return {task: right[task] / seen[task] for task in seen}
@@ -264,10 +272,11 @@ def main():
         optimizer.step()
         step += 1
         answer_loss = (losses * answer_mask).sum().item() / max(1, answer_mask.sum().item())
-        # The batch's own answers, read off the forward pass already made: a cheap view of how the
+        # The share of the batch's own answers right, read off the forward pass already made: a cheap view of how the
         # current stage goes while the held-out set (at the final length) still says 0.
-        right = ((logits.argmax(-1) == targets) | ~answer_mask).all(dim=1)
-        batch_accuracy = right.float().mean().item()
+        hits = logits.argmax(-1) == targets
+        answered = [bool(hits[row, begin - 1 : end - 1].all()) for row, instance in enumerate(chosen) for begin, end in answer_spans(instance)]
+        batch_accuracy = sum(answered) / len(answered)
         accuracy = {}
         if step % a.eval_every == 0 or step == total_steps:
             accuracy = answer_accuracy(model, held_out, max(1, a.batch_tokens // a.context))

@@ -2,6 +2,7 @@
 // positions say with their order kept, answers that follow from the facts, and the exact-match scorer.
 #include <catch2/catch.hpp>
 #include <regex>
+#include <set>
 
 #include "eval/retrieval_tasks.h"
 #include "runtime/errors.h"
@@ -138,4 +139,72 @@ TEST_CASE("retrieval tasks: names, too-short lengths and the exact-match scorer"
   const eval::Haystack haystack(kStories, model->tokenizer);
   CHECK_THROWS_WITH(eval::make_task_instance(RetrievalTask::VariableTracking, 20, haystack, model->tokenizer, 1, 0),
                     Catch::Contains("task vt needs at least"));
+}
+
+TEST_CASE("retrieval tasks asking about every unit: each question followed by its answer, spans where the answers are", "[eval]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  const auto& tokenizer = model->tokenizer;
+  const eval::Haystack haystack(kStories, tokenizer);
+  struct Case {
+    RetrievalTask task;
+    int64_t units;
+    const char* question;  // a question's pattern; its groups say what the answer is made of
+  };
+  const Case cases[] = {{RetrievalTask::MultiKey, 6, "What is the secret number of ([A-Za-z]+)\\?"},
+                        {RetrievalTask::MultiValue, 3, "What are all the secret numbers of ([A-Za-z]+)\\?"},
+                        {RetrievalTask::MultiQuery, 3, "What are the secret numbers of ([A-Za-z]+) and ([A-Za-z]+)\\?"},
+                        {RetrievalTask::VariableTracking, 3, "Who has the number ([0-9]{4})\\?"}};
+  for (const auto& c : cases) {
+    INFO(eval::retrieval_task_name(c.task));
+    const eval::TaskShape shape{c.units, true};
+    const auto t = eval::make_task_instance(c.task, 700, haystack, tokenizer, 5, 2, shape);
+    CHECK(t.prompt == eval::make_task_instance(c.task, 700, haystack, tokenizer, 5, 2, shape).prompt);
+    CHECK(static_cast<int64_t>(t.prompt.size() + t.answer_ids.size()) == 700);
+    REQUIRE(static_cast<int64_t>(t.answer_spans.size()) == c.units);
+    auto whole = t.prompt;
+    whole.insert(whole.end(), t.answer_ids.begin(), t.answer_ids.end());
+    CHECK(t.answer_spans.back().begin == static_cast<int64_t>(t.prompt.size()));
+    CHECK(t.answer_spans.back().end == 700);
+    // Each span decodes to the completion of the question just before it, and every question
+    // asked is a different one.
+    std::set<std::string> asked;
+    int64_t previous_end = 0;
+    for (const auto& span : t.answer_spans) {
+      CHECK(span.begin > previous_end);
+      const std::string before = text_of(tokenizer, whole, 0, static_cast<size_t>(span.begin));
+      std::string answer = text_of(tokenizer, whole, static_cast<size_t>(span.begin), static_cast<size_t>(span.end));
+      if (answer.rfind(' ', 0) == 0) answer.erase(0, 1);
+      std::smatch question;
+      std::string last_question;
+      const std::regex pattern(c.question);
+      for (auto it = std::sregex_iterator(before.begin(), before.end(), pattern); it != std::sregex_iterator(); ++it)
+        last_question = (*it)[0].str(), question = *it;
+      REQUIRE_FALSE(last_question.empty());
+      CHECK(asked.insert(last_question).second);
+      CHECK(std::regex_match(answer, std::regex("[A-Za-z0-9, ]+\\.")));
+      if (c.task == RetrievalTask::MultiKey)
+        CHECK(answer == first_group(before, "The secret number of " + question[1].str() + " is ([0-9]{4})\\.").text + ".");
+      if (c.task == RetrievalTask::MultiQuery)
+        CHECK(answer == first_group(before, "The secret number of " + question[1].str() + " is ([0-9]{4})\\.").text + " and " +
+                            first_group(before, "The secret number of " + question[2].str() + " is ([0-9]{4})\\.").text + ".");
+      if (c.task == RetrievalTask::VariableTracking)
+        CHECK(answer.rfind(first_group(before, "([A-Za-z]+) has the number " + question[1].str() + "\\.").text + ", ", 0) == 0);
+      if (c.task == RetrievalTask::MultiValue) {
+        std::vector<std::string> values;
+        const std::regex fact("One of the secret numbers of " + question[1].str() + " is ([0-9]{4})\\.");
+        for (auto it = std::sregex_iterator(before.begin(), before.end(), fact); it != std::sregex_iterator(); ++it)
+          values.push_back((*it)[1].str());
+        REQUIRE(values.size() == 4);
+        CHECK(answer == values[0] + ", " + values[1] + ", " + values[2] + ", " + values[3] + ".");
+      }
+      previous_end = span.end;
+    }
+  }
+  CHECK_THROWS_AS(eval::make_task_instance(RetrievalTask::SingleNeedle, 700, haystack, tokenizer, 5, 2, {2, true}), runtime::ConfigError);
+  CHECK_THROWS_AS(eval::make_task_instance(RetrievalTask::VariableTracking, 700, haystack, tokenizer, 5, 2, {7, true}), runtime::ConfigError);
+  // The default shape asks one question, about the first unit, as evaluation does.
+  const auto one = eval::make_task_instance(RetrievalTask::MultiKey, 400, haystack, tokenizer, 5, 2);
+  REQUIRE(one.answer_spans.size() == 1);
+  CHECK(one.answer_spans[0].begin == static_cast<int64_t>(one.prompt.size()));
 }
