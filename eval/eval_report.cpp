@@ -56,17 +56,43 @@ std::string cache_name(const EvalRow& row) {
   return row.policy == "full" || row.policy == "story" ? row.policy : fmt::format("{}-C{}-{}", row.policy, row.budget, row.positions);
 }
 
-// Token-weighted mean NLL of `cache`'s windows inside positions [begin, end); nullopt when none is.
-std::optional<double> nll_within(const std::vector<StreamWindow>& windows, const std::string& cache, int64_t begin, int64_t end) {
-  double sum = 0;
+// `cache`'s NLL over the windows inside positions [begin, end): token-weighted over all of
+// them, and each stream's own (every stream has the same tokens in a window).
+struct SpanNll {
+  double mean = 0;
+  std::vector<double> per_stream;
+};
+
+std::optional<SpanNll> nll_within(const std::vector<StreamWindow>& windows, const std::string& cache, int64_t begin, int64_t end) {
+  SpanNll span;
   int64_t tokens = 0;
-  for (const auto& w : windows)
-    if (cache_name(w.row) == cache && w.begin >= begin && w.end <= end) {
-      sum += w.nll * static_cast<double>(w.tokens);
-      tokens += w.tokens;
-    }
+  for (const auto& w : windows) {
+    if (cache_name(w.row) != cache || w.begin < begin || w.end > end) continue;
+    const auto weight = static_cast<double>(w.tokens);
+    span.mean += w.nll * weight;
+    span.per_stream.resize(w.stream_nll.size(), 0.0);
+    for (size_t s = 0; s < w.stream_nll.size(); ++s) span.per_stream[s] += w.stream_nll[s] * weight;
+    tokens += w.tokens;
+  }
   if (tokens == 0) return std::nullopt;
-  return sum / static_cast<double>(tokens);
+  span.mean /= static_cast<double>(tokens);
+  for (auto& value : span.per_stream) value /= static_cast<double>(tokens);
+  return span;
+}
+
+// "(+3.0%)", or with two streams or more "(+3.0% ± 1.1%)": the change from `early` to `late` and
+// the standard error of its mean over streams, each stream's change taken in its own text, which
+// cancels most of what makes one stream harder than another.
+std::string change_text(const SpanNll& early, const SpanNll& late) {
+  const std::string percent = fmt::format("{:+.1f}%", 100 * (late.mean / early.mean - 1));
+  const size_t n = std::min(early.per_stream.size(), late.per_stream.size());
+  if (n < 2) return "(" + percent + ")";
+  double mean = 0, squares = 0;
+  for (size_t s = 0; s < n; ++s) mean += late.per_stream[s] - early.per_stream[s];
+  mean /= static_cast<double>(n);
+  for (size_t s = 0; s < n; ++s) squares += std::pow(late.per_stream[s] - early.per_stream[s] - mean, 2);
+  const double standard_error = std::sqrt(squares / static_cast<double>(n - 1) / static_cast<double>(n));
+  return fmt::format("({} ± {:.1f}%, standard error over {} streams)", percent, 100 * standard_error / early.mean, n);
 }
 
 // Each cache's NLL over the stream's last kStreamTail positions against positions 256-512 (in the
@@ -87,19 +113,20 @@ std::string stream_findings(const std::vector<StreamWindow>& windows, const std:
     if (name == "story") {
       if (late)
         md += fmt::format("- story (the full cache restarted at every BOS: each token given its own story): NLL {:.4f} over positions "
-                          "{}-{} against {:.4f} over {}-{}.\n", *late, length - kStreamTail, length, *early, kEarlyBegin, kEarlyEnd);
+                          "{}-{} against {:.4f} over {}-{} {}.\n", late->mean, length - kStreamTail, length, early->mean, kEarlyBegin,
+                          kEarlyEnd, change_text(*early, *late));
       continue;
     }
     if (!late) {
-      md += fmt::format("- {}: NLL {:.4f} over positions {}-{}; it stops before the stream's last {} positions.\n", name, *early,
+      md += fmt::format("- {}: NLL {:.4f} over positions {}-{}; it stops before the stream's last {} positions.\n", name, early->mean,
                         kEarlyBegin, kEarlyEnd, kStreamTail);
       continue;
     }
-    md += fmt::format("- {}: NLL {:.4f} over positions {}-{} against {:.4f} over {}-{} ({:+.1f}%)", name, *late, length - kStreamTail,
-                      length, *early, kEarlyBegin, kEarlyEnd, 100 * (*late / *early - 1));
+    md += fmt::format("- {}: NLL {:.4f} over positions {}-{} against {:.4f} over {}-{} {}", name, late->mean, length - kStreamTail,
+                      length, early->mean, kEarlyBegin, kEarlyEnd, change_text(*early, *late));
     if (story_early && story_late)
-      md += fmt::format("; above the story row by {:+.4f} there and {:+.4f} at {}-{}", *late - *story_late, *early - *story_early,
-                        kEarlyBegin, kEarlyEnd);
+      md += fmt::format("; above the story row by {:+.4f} there and {:+.4f} at {}-{}", late->mean - story_late->mean,
+                        early->mean - story_early->mean, kEarlyBegin, kEarlyEnd);
     md += ".\n";
   }
   return md.empty() ? md : "\n## What the numbers show\n\n" + md;

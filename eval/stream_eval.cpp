@@ -37,8 +37,9 @@ std::vector<StreamWindow> run_stream_eval(const runtime::Model& model, kernels::
   const int64_t windows = (length + window - 1) / window;
   std::vector<StreamWindow> results;
   for (size_t r = 0; r < rows.size(); ++r) {
-    std::vector<double> nll(static_cast<size_t>(windows), 0.0);
-    std::vector<int64_t> tokens(static_cast<size_t>(windows), 0);
+    // Per window and stream: NLL summed and tokens scored.
+    std::vector<std::vector<double>> nll(static_cast<size_t>(windows), std::vector<double>(streams.size(), 0.0));
+    std::vector<std::vector<int64_t>> tokens(static_cast<size_t>(windows), std::vector<int64_t>(streams.size(), 0));
     for (size_t first = 0; first < streams.size(); first += static_cast<size_t>(slots)) {
       const auto size = std::min(static_cast<size_t>(slots), streams.size() - first);
       const auto group = std::span<const std::vector<int32_t>>(streams).subspan(first, size);
@@ -51,8 +52,8 @@ std::vector<StreamWindow> run_stream_eval(const runtime::Model& model, kernels::
         const auto w = static_cast<size_t>(position / window);
         for (int64_t s = 0; s < count; ++s) {
           const std::span<const float> row(logits.data() + static_cast<size_t>(s) * vocab, vocab);
-          nll[w] -= runtime::token_logprob(row, group[static_cast<size_t>(s)][static_cast<size_t>(position)]);
-          ++tokens[w];
+          nll[w][first + static_cast<size_t>(s)] -= runtime::token_logprob(row, group[static_cast<size_t>(s)][static_cast<size_t>(position)]);
+          ++tokens[w][first + static_cast<size_t>(s)];
         }
       };
       for (int64_t s = 0; s < count; ++s)
@@ -79,10 +80,20 @@ std::vector<StreamWindow> run_stream_eval(const runtime::Model& model, kernels::
         score(position);
       }
     }
-    for (int64_t w = 0; w < windows; ++w)
-      if (tokens[static_cast<size_t>(w)] > 0)
-        results.push_back({rows[r], w * window, std::min(length, (w + 1) * window), tokens[static_cast<size_t>(w)],
-                           nll[static_cast<size_t>(w)] / static_cast<double>(tokens[static_cast<size_t>(w)])});
+    for (int64_t w = 0; w < windows; ++w) {
+      const auto& window_nll = nll[static_cast<size_t>(w)];
+      const auto& window_tokens = tokens[static_cast<size_t>(w)];
+      StreamWindow result{rows[r], w * window, std::min(length, (w + 1) * window), 0, 0.0, {}};
+      double sum = 0;
+      for (size_t s = 0; s < streams.size(); ++s) {
+        result.tokens += window_tokens[s];
+        sum += window_nll[s];
+        result.stream_nll.push_back(window_tokens[s] > 0 ? window_nll[s] / static_cast<double>(window_tokens[s]) : 0.0);
+      }
+      if (result.tokens == 0) continue;
+      result.nll = sum / static_cast<double>(result.tokens);
+      results.push_back(std::move(result));
+    }
     if (progress) progress(static_cast<int64_t>(r) + 1, static_cast<int64_t>(rows.size()));
   }
   return results;

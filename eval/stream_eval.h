@@ -22,6 +22,7 @@ struct StreamWindow {
   int64_t end = 0;
   int64_t tokens = 0;    // tokens scored in it, over every stream
   double nll = 0;        // mean NLL per token
+  std::vector<double> stream_nll;  // each stream's mean NLL per token in the window, in stream order
 };
 
 // Prefills each stream's first `prompt_length` tokens, then feeds the true tokens one decode step

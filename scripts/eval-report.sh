@@ -18,15 +18,14 @@ for part in "${parts[@]}"; do
     retrieval)
       # Instances and haystack from seed 3 (training used 11 and 12); the haystack's stories come
       # from stories260K, since the retrieval model was trained to answer, not to tell stories.
-      # The tasks are the two the model was trained on (training/README.md says why).
       "$snapstream" eval --model training/retrieval-tok512.gguf --haystack-model "$models/stories260K.gguf" \
-        --task niah,multivalue --contexts 512,1024 --budgets 1/2,1/4,1/8 \
+        --task niah,multikey,multivalue,multiquery,vt --contexts 512,1024 --budgets 1/2,1/4,1/8 \
         --policies full,snapstream,streaming,random --documents 100 --generate 200 --seed 3 \
         --rings 1/2,1/4 --windows 32,8 --pool-kernels 7,1 --positions original,reindexed \
         --out "$out/retrieval" --report-command "bash scripts/eval-report.sh retrieval" ;;
     stream)
       "$snapstream" eval --model "$models/stories260K.gguf" --task stream --stream-length 2560 --stream-window 256 \
-        --budgets 1/4 --policies full,story,snapstream,streaming --positions original,reindexed --documents 16 --seed 2 \
+        --budgets 1/4 --policies full,story,snapstream,streaming --positions original,reindexed --documents 128 --seed 2 \
         --out "$out/stream" --report-command "bash scripts/eval-report.sh stream" ;;
     continuation)
       "$snapstream" eval --model "$models/stories260K.gguf" --generate 120 --seed 1 \
