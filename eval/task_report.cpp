@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -156,6 +157,15 @@ void plot_task(const std::filesystem::path& dir, const TaskSetting& s, const std
   for (const auto& name : names) std::filesystem::remove(dir / (name + ".dat"));
 }
 
+// How far an accuracy over `instances` may be from the model's true one, as a sentence: the
+// binomial standard error at 50% and at 90%, so that small differences between rows are read as such.
+std::string sampling_error_text(int64_t instances) {
+  if (instances <= 0) return "";
+  auto error = [&](double p) { return 100 * std::sqrt(p * (1 - p) / static_cast<double>(instances)); };
+  return fmt::format("Over {} instances an accuracy near 50% has a standard error of {:.1f} points, near 90% of {:.1f}.",
+                     instances, error(0.5), error(0.9));
+}
+
 }  // namespace
 
 std::string task_table(const std::vector<EvalResult>& results) {
@@ -180,8 +190,9 @@ void write_task_report(const std::filesystem::path& dir, const TaskSetting& sett
       "is prefilled under the policy with a cache of C positions per sequence (budgets are fractions of the context), then "
       "answered greedily and scored by exact match. Sink S = {}; SnapStream and random keep a ring of R = {} of C, streaming "
       "(StreamingLLM) a ring of C - S. Answer NLL and its gap are teacher-forced over the answer's tokens, against the full "
-      "cache on the same instances. Regenerate with:\n\n```sh\n{}\n```\n\n",
-      setting.plan.instances, setting.haystack, setting.plan.rows.sink, setting.plan.rows.rings.front(), setting.command);
+      "cache on the same instances. {} Regenerate with:\n\n```sh\n{}\n```\n\n",
+      setting.plan.instances, setting.haystack, setting.plan.rows.sink, setting.plan.rows.rings.front(),
+      sampling_error_text(setting.plan.instances), setting.command);
   md += "## Accuracy by task, policy and budget\n\n" + summary_table(setting, lookup);
   md += findings(setting, lookup);
   md += knob_table(setting, results, lookup);

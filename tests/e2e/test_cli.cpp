@@ -401,6 +401,8 @@ TEST_CASE("eval --task runs retrieval instances under every policy and budget an
   CHECK(report.find("## What the numbers show") != std::string::npos);
   CHECK(report.find("- niah at 300 tokens:") != std::string::npos);
   CHECK(report.find("sampled from stories260K.gguf") != std::string::npos);
+  // Three instances: sqrt(0.25 / 3) = 28.9 points at 50%, sqrt(0.09 / 3) = 17.3 at 90%.
+  CHECK(report.find("Over 3 instances an accuracy near 50% has a standard error of 28.9 points, near 90% of 17.3.") != std::string::npos);
   // Every row has an accuracy, a share of the three instances.
   const std::string csv_text = test::read_text(dir / "a" / "results.csv");
   CHECK(csv_text.find(",\n") == std::string::npos);
