@@ -181,6 +181,86 @@ def write_llama2c(model, path):
     os.replace(path + ".tmp", path)
 
 
+GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+GGUF_F32 = 0
+
+
+def read_gguf_f32(path):
+    """The f32 tensors of a GGUF file (version 2 or 3) by name, each shaped as PyTorch stores it (rows first)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    offset = 0
+
+    def take(fmt):
+        nonlocal offset
+        values = struct.unpack_from("<" + fmt, data, offset)
+        offset += struct.calcsize("<" + fmt)
+        return values[0] if len(values) == 1 else values
+
+    def text():
+        nonlocal offset
+        size = take("Q")
+        if offset + size > len(data):
+            raise ValueError(f"{path}: a string runs past the end of the file")
+        offset += size
+        return data[offset - size : offset].decode("utf-8")
+
+    def value(kind):
+        if kind == 8:
+            return text()
+        if kind == 9:
+            item_kind, count = take("I"), take("Q")
+            return [value(item_kind) for _ in range(count)]
+        if kind not in GGUF_SCALARS:
+            raise ValueError(f"{path}: unknown metadata type {kind}")
+        return take(GGUF_SCALARS[kind])
+
+    magic, version = take("4s"), take("I")
+    if magic != b"GGUF" or version not in (2, 3):
+        raise ValueError(f"{path}: not a GGUF file of version 2 or 3")
+    tensor_count, metadata_count = take("Q"), take("Q")
+    metadata = {}
+    for _ in range(metadata_count):
+        key = text()
+        metadata[key] = value(take("I"))
+    infos = []
+    for _ in range(tensor_count):
+        name, dims = text(), take("I")
+        shape = [take("Q") for _ in range(dims)]
+        infos.append((name, shape, take("I"), take("Q")))
+    alignment = metadata.get("general.alignment", 32)
+    start = (offset + alignment - 1) // alignment * alignment
+    tensors = {}
+    for name, shape, kind, tensor_offset in infos:
+        if kind != GGUF_F32:
+            raise ValueError(f"{path}: tensor {name} is of type {kind}; only f32 files can start a training run")
+        count = math.prod(shape)
+        begin = start + tensor_offset
+        if begin + 4 * count > len(data):
+            raise ValueError(f"{path}: tensor {name} runs past the end of the file")
+        values = torch.frombuffer(bytearray(data[begin : begin + 4 * count]), dtype=torch.float32)
+        tensors[name] = values.reshape(list(reversed(shape)))  # GGUF lists the fastest-varying dimension first
+    return tensors
+
+
+def load_gguf_weights(model, path):
+    """Sets the model's weights from a GGUF file of the same shape, as `snapstream convert` writes it."""
+    tensors = read_gguf_f32(path)
+    names = {"embedding.weight": "token_embd.weight", "norm": "output_norm.weight"}
+    parts = {"attention_norm": "attn_norm", "wq.weight": "attn_q", "wk.weight": "attn_k", "wv.weight": "attn_v",
+             "wo.weight": "attn_output", "ffn_norm": "ffn_norm", "w1.weight": "ffn_gate", "w2.weight": "ffn_down",
+             "w3.weight": "ffn_up"}
+    for layer in range(len(model.blocks)):
+        for ours, theirs in parts.items():
+            names[f"blocks.{layer}.{ours}"] = f"blk.{layer}.{theirs}.weight"
+    state = model.state_dict()
+    for ours, theirs in names.items():
+        if theirs not in tensors or tensors[theirs].shape != state[ours].shape:
+            raise ValueError(f"{path}: {theirs} is missing or not of shape {list(state[ours].shape)}")
+        state[ours] = tensors[theirs]
+    model.load_state_dict(state)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--stage", dest="stages", type=parse_stage, action="append", required=True,
@@ -202,6 +282,7 @@ def main():
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--answer-weight", type=float, default=10.0, help="loss weight of answer tokens against haystack ones")
     p.add_argument("--haystack-weight", type=float, default=1.0, help="loss weight of the prompt's tokens (0: answers only)")
+    p.add_argument("--init-from", help="start from this GGUF file's weights (f32, the same shape) instead of random ones")
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--seed", type=int, default=1)
@@ -227,6 +308,8 @@ def main():
     for name, parameter in model.named_parameters():
         if parameter.dim() == 2:
             nn.init.normal_(parameter, std=0.02 / (math.sqrt(2 * a.layers) if name.endswith(("wo.weight", "w2.weight")) else 1.0))
+    if a.init_from:
+        load_gguf_weights(model, a.init_from)
     optimizer = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.95), weight_decay=0.1)
     checkpoint_path = os.path.join(a.out_dir, "checkpoint.pt")
     step, seconds_before = 0, 0.0

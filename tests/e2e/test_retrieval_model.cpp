@@ -12,10 +12,10 @@ using namespace snapstream;
 namespace {
 
 const std::filesystem::path kModel = std::filesystem::path(SNAPSTREAM_SOURCE_DIR) / "training" / "retrieval-tok512.gguf";
-// The model answered 14 of these 20 when it was committed; a model that does not retrieve
-// answers none (four random digits). The margin is for other CPUs' kernels, whose float order
-// may turn a close answer.
-constexpr double kFullCacheNiah = 0.5;
+// The model answered 20 of these 20 when it was committed (96% of its held-out set); a model
+// that does not retrieve answers none (four random digits). The margin is for other CPUs'
+// kernels, whose float order may turn a close answer.
+constexpr double kFullCacheNiah = 0.85;
 
 // results.csv's accuracy (last column) of the row whose first three columns are `prefix`.
 double accuracy_of(const std::string& csv, const std::string& prefix) {
