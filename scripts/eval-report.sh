@@ -14,6 +14,8 @@ parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=(retrieval stream continuation)
 
 for part in "${parts[@]}"; do
+  # A part's folder holds only what its run writes: no plot of a task an earlier run had.
+  case "$part" in retrieval|stream|continuation) rm -rf "${out:?}/$part" ;; esac
   case "$part" in
     retrieval)
       # Instances and haystack from seed 3 (training used 11 and 12); the haystack's stories come
