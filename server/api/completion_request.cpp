@@ -206,6 +206,8 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
   }
   if (const json* stream = field(j, "stream")) r.stream = boolean(*stream, "stream");
   if (const json* options = field(j, "stream_options")) {
+    // OpenAI and vLLM refuse options for a stream that was not asked for, rather than ignore them.
+    if (!r.stream) bad("stream_options", "'stream_options' is only allowed with \"stream\": true");
     if (!options->is_object()) bad("stream_options", "'stream_options' must be an object");
     if (const json* usage = field(*options, "include_usage")) r.include_usage = boolean(*usage, "stream_options.include_usage");
   }

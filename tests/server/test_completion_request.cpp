@@ -70,5 +70,8 @@ TEST_CASE("a bad field is refused with its name", "[completion_request]") {
   CHECK(param_of(R"({"messages": [{"role": "user"}]})", Endpoint::Chat) == "messages[0].content");
   CHECK(param_of(R"({"messages": []})", Endpoint::Chat) == "messages");
   CHECK(param_of("{\"prompt\": \"a\", \"seed\": 1.5}") == "seed");
+  CHECK(param_of(R"({"prompt": "a", "stream_options": {"include_usage": true}})") == "stream_options");
+  CHECK(param_of(R"({"prompt": "a", "stream": false, "stream_options": {}})") == "stream_options");
+  CHECK(param_of(R"({"prompt": "a", "stream": true, "stream_options": 1})") == "stream_options");
   CHECK(param_of(R"([])").empty());
 }
