@@ -105,6 +105,10 @@ void Engine::loop() {
   std::lock_guard lock(mutex_);
   for (auto& waiting : waiting_) waiting.stream->finish(reason, why);
   waiting_.clear();
+  // Nothing runs or waits any more: the gauges clients read must say so.
+  stats_.running = stats_.waiting = 0;
+  stats_.free_slots = options_.slots;
+  stats_.kv_live_tokens = stats_.kv_full_tokens = 0;
 }
 
 std::string Engine::failure() const {
@@ -113,6 +117,8 @@ std::string Engine::failure() const {
 }
 
 void Engine::step() {
+  const int64_t index = step_index_++;
+  strike_if_due(fault_, FaultSite::Engine, index);
   reap_cancelled();
   decode_running();
   admit_waiting(continue_chunked_prefill());
@@ -171,6 +177,7 @@ void Engine::decode_running() {
   for (const auto& sequence : running_) batch.push_back({sequence.next_input, sequence.slot});
   logits_.resize(batch.size() * static_cast<size_t>(model_.shape.vocab));
   try {
+    strike_if_due(fault_, FaultSite::Decode, step_index_ - 1);
     const auto started = std::chrono::steady_clock::now();
     runner_.decode(batch, logits_.data());
     charge_device(runner_.graphs().decode(static_cast<int64_t>(batch.size())).key, 0, started);

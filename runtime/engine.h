@@ -19,6 +19,7 @@
 #include "runtime/model.h"
 #include "runtime/request_stream.h"
 #include "runtime/slot_kv_cache.h"
+#include "runtime/fault_injection.h"
 #include "runtime/step_clock.h"
 
 namespace snapstream::runtime {
@@ -144,6 +145,8 @@ class Engine {
   // Owned by the engine thread.
   std::vector<Sequence> running_;
   std::optional<Sequence> prefilling_;  // the prompt being prefilled in chunks, if any
+  int64_t step_index_ = 0;              // steps begun
+  std::optional<InjectedFault> fault_ = injected_fault_from_environment();
   std::vector<int64_t> free_slots_;
   std::thread thread_;
 };

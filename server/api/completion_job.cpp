@@ -66,8 +66,9 @@ class Job : public std::enable_shared_from_this<Job> {
         cancel_all();
         throw ApiError(400, e.what());
       } catch (const runtime::EngineFailedError& e) {
+        // Like /health: this server cannot serve any more, so a balancer should go elsewhere.
         cancel_all();
-        throw ApiError(500, e.what());
+        throw ApiError(503, e.what(), "", "engine_failed");
       }
       choices_.push_back(std::move(choice));
     }

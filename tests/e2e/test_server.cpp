@@ -7,10 +7,10 @@
 #include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "tests/support/http_client.h"
+#include "tests/support/metric_sample.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_paths.h"
 
@@ -20,6 +20,7 @@ using json = nlohmann::json;
 namespace {
 
 using test::shell_quote;
+using test::metric_sample;
 
 // curl's body, then its status code on the last line.
 std::pair<std::string, int> curl(const test::ServerProcess& server, const std::string& path, const std::string& body = "") {
@@ -47,14 +48,6 @@ std::string streamed_text(const std::string& body, bool chat) {
     }
   }
   return text;
-}
-
-// The value of the first sample of `name` whose labels contain `label`.
-double metric(const std::string& metrics, const std::string& name, const std::string& label = "") {
-  const std::regex line("(^|\\n)" + name + "\\{[^}]*" + label + "[^}]*\\} ([0-9.e+-]+)");
-  std::smatch match;
-  if (!std::regex_search(metrics, match, line)) return -1.0;
-  return std::stod(match[2]);
 }
 
 std::string model_path(const std::filesystem::path& models) { return (models / "stories260K.gguf").string(); }
@@ -145,9 +138,9 @@ TEST_CASE("serve answers every endpoint over curl, streaming and not, and exits 
 
   auto [metrics, metrics_status] = curl(server, "/metrics");
   CHECK(metrics_status == 200);
-  CHECK(metric(metrics, "snapstream:num_requests_running") == 0.0);
-  CHECK(metric(metrics, "snapstream:generation_tokens_total") == 40 * 3 + 30 * 3);
-  CHECK(metric(metrics, "snapstream:request_success_total") >= 1.0);
+  CHECK(metric_sample(metrics, "snapstream:num_requests_running") == 0.0);
+  CHECK(metric_sample(metrics, "snapstream:generation_tokens_total") == 40 * 3 + 30 * 3);
+  CHECK(metric_sample(metrics, "snapstream:request_success_total") >= 1.0);
   CHECK(metrics.find("snapstream:time_to_first_token_seconds_bucket") != std::string::npos);
   CHECK(metrics.find("snapstream:kv_cache_compression_ratio") != std::string::npos);
 
@@ -222,9 +215,9 @@ TEST_CASE("32 concurrent streams get their solo outputs, and 10 that hang up ear
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string metrics = test::http_call(server.port(), "GET", "/metrics").body;
-    running = metric(metrics, "snapstream:num_requests_running");
-    waiting = metric(metrics, "snapstream:num_requests_waiting");
-    usage = metric(metrics, "snapstream:kv_cache_usage_perc");
+    running = metric_sample(metrics, "snapstream:num_requests_running");
+    waiting = metric_sample(metrics, "snapstream:num_requests_waiting");
+    usage = metric_sample(metrics, "snapstream:kv_cache_usage_perc");
     if (running == 0.0 && waiting == 0.0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -232,7 +225,7 @@ TEST_CASE("32 concurrent streams get their solo outputs, and 10 that hang up ear
   CHECK(waiting == 0.0);
   CHECK(usage == 0.0);
   const std::string metrics = test::http_call(server.port(), "GET", "/metrics").body;
-  const double aborted = metric(metrics, "snapstream:request_success_total", "finished_reason=\"abort\"");
+  const double aborted = metric_sample(metrics, "snapstream:request_success_total", "finished_reason=\"abort\"");
   WARN("requests the server aborted because their clients hung up: " << aborted << " of 10");
   CHECK(aborted == 10.0);
   const int exit_code = server.stop();

@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <string_view>
 #include <stdexcept>
 #include <thread>
 
@@ -17,18 +19,42 @@
 
 namespace snapstream::test {
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv, std::filesystem::path log_path) : log_path_(std::move(log_path)) {
+namespace {
+
+// This process's environment with `extra` entries added, replacing those of the same name.
+std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const auto name = text.substr(0, text.find('=') + 1);
+    const bool replaced = std::any_of(extra.begin(), extra.end(), [&](const std::string& e) { return e.rfind(name, 0) == 0; });
+    if (!replaced) entries.emplace_back(text);
+  }
+  entries.insert(entries.end(), extra.begin(), extra.end());
+  return entries;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> raw;
+  for (auto& s : strings) raw.push_back(s.data());
+  raw.push_back(nullptr);
+  return raw;
+}
+
+}  // namespace
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, std::filesystem::path log_path, const std::vector<std::string>& environment)
+    : log_path_(std::move(log_path)) {
+  // Everything the child needs is allocated before fork: the parent may have other threads.
+  std::vector<std::string> arguments = argv, variables = child_environment(environment);
+  const std::vector<char*> raw_arguments = pointers(arguments), raw_variables = pointers(variables);
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
     const int fd = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, STDOUT_FILENO);
     dup2(fd, STDERR_FILENO);
-    std::vector<std::string> copy = argv;
-    std::vector<char*> raw;
-    for (auto& a : copy) raw.push_back(a.data());
-    raw.push_back(nullptr);
-    execv(raw[0], raw.data());
+    execve(raw_arguments[0], raw_arguments.data(), raw_variables.data());
     _exit(127);
   }
 }

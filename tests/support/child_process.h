@@ -12,8 +12,9 @@ namespace snapstream::test {
 
 class ChildProcess {
  public:
-  // argv[0] is the program's path; stdout and stderr go to `log_path`.
-  ChildProcess(const std::vector<std::string>& argv, std::filesystem::path log_path);
+  // argv[0] is the program's path; stdout and stderr go to `log_path`. The child has this
+  // process's environment plus `environment` ("NAME=VALUE" entries, which win).
+  ChildProcess(const std::vector<std::string>& argv, std::filesystem::path log_path, const std::vector<std::string>& environment = {});
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

@@ -8,10 +8,10 @@
 
 namespace snapstream::test {
 
-ServerProcess::ServerProcess(const std::vector<std::string>& args) {
+ServerProcess::ServerProcess(const std::vector<std::string>& args, const std::vector<std::string>& environment) {
   std::vector<std::string> argv = {snapstream_binary().string(), "serve", "--port", "0"};
   argv.insert(argv.end(), args.begin(), args.end());
-  process_ = std::make_unique<ChildProcess>(argv, dir_ / "server.log");
+  process_ = std::make_unique<ChildProcess>(argv, dir_ / "server.log", environment);
   const std::regex listening(R"(listening on http://[^:]+:(\d+))");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {

@@ -15,7 +15,8 @@ class ServerProcess {
  public:
   // `args` follow "serve" (the model and options); --port 0 is added. Throws std::runtime_error,
   // with the server's log, when it does not get ready within 60 s.
-  explicit ServerProcess(const std::vector<std::string>& args);
+  // `environment` entries ("NAME=VALUE") are added to the server's environment.
+  explicit ServerProcess(const std::vector<std::string>& args, const std::vector<std::string>& environment = {});
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
