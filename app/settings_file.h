@@ -1,6 +1,6 @@
-// Reading a command's settings file: the flat subset of TOML that a command line needs
-// (`name = value` lines, with strings, numbers and booleans, and comments), read strictly so
-// that a typo is an error with its line number, never a silently ignored setting.
+// Reading a command's settings file: TOML (parsed by toml++) limited to the flat shape a command
+// line has (`name = value` at the top level, with strings, numbers and booleans, and comments),
+// read strictly so that a typo is an error with its line number, never a silently ignored setting.
 #pragma once
 
 #include <filesystem>
@@ -17,9 +17,9 @@ struct SettingValue {
   int line = 0;
 };
 
-// Parses `text` (named `source` in errors). Throws ConfigError "SOURCE:LINE: ..." for a line
-// that is not `name = value`, a section header, a repeated name, an unterminated string or an
-// unknown escape.
+// Parses `text` (named `source` in errors); the settings come in the file's order. Throws
+// ConfigError "SOURCE:LINE: ..." for text that is not TOML (a repeated name, an unterminated
+// string, an unknown escape), a section or dotted name, and an array, table or date value.
 std::vector<SettingValue> parse_settings(const std::string& text, const std::string& source);
 
 // Reads and parses a file; throws ConfigError when it cannot be read.

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake git
-  libboost-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev catch2 prometheus-cpp-dev libcli11-dev libicu-dev
+  libboost-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev catch2 prometheus-cpp-dev libcli11-dev libicu-dev libtomlplusplus-dev
   curl gnuplot-nox
 )
 
