@@ -55,6 +55,10 @@ std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
   check_prompt(spec.prompt_ids, model_.shape.context_length, model_.tokenizer);
   if (spec.max_tokens < 0) throw InvalidRequestError("max_tokens must be >= 0");
   spec.sampling.validate();
+  for (const auto& [token, bias] : spec.sampling.logit_bias)
+    if (token >= model_.shape.vocab)
+      throw InvalidRequestError("a logit bias names token " + std::to_string(token) + ", beyond the vocabulary of " +
+                                std::to_string(model_.shape.vocab));
 
   auto stream = std::make_shared<RequestStream>();
   if (step_clock_) stream->set_device_submitted_at(device_clock_.load());

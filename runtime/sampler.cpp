@@ -16,6 +16,14 @@ void SamplingParams::validate() const {
   if (top_k < 0) throw InvalidRequestError("top_k must be >= 0 (0 disables it), got " + std::to_string(top_k));
   if (!std::isfinite(top_p) || top_p <= 0.0f || top_p > 1.0f)
     throw InvalidRequestError("top_p must be in (0, 1], got " + std::to_string(top_p));
+  for (const float penalty : {frequency_penalty, presence_penalty})
+    if (!std::isfinite(penalty) || penalty < -2.0f || penalty > 2.0f)
+      throw InvalidRequestError("frequency and presence penalties must be within [-2, 2], got " + std::to_string(penalty));
+  for (const auto& [token, bias] : logit_bias) {
+    if (token < 0) throw InvalidRequestError("a logit bias names token " + std::to_string(token) + "; token ids are >= 0");
+    if (!std::isfinite(bias) || bias < -100.0f || bias > 100.0f)
+      throw InvalidRequestError("a logit bias must be within [-100, 100], got " + std::to_string(bias));
+  }
 }
 
 Sampler::Sampler(const SamplingParams& params) : params_(params), state_(params.seed) { params_.validate(); }
@@ -29,7 +37,28 @@ double Sampler::next_uniform() {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
+std::span<const float> Sampler::adjusted(std::span<const float> logits) {
+  const bool penalised = params_.frequency_penalty != 0.0f || params_.presence_penalty != 0.0f;
+  if (!penalised && params_.logit_bias.empty()) return logits;
+  adjusted_.assign(logits.begin(), logits.end());
+  for (const auto& [token, bias] : params_.logit_bias) {
+    if (static_cast<size_t>(token) >= adjusted_.size())
+      throw InvalidRequestError("a logit bias names token " + std::to_string(token) + ", beyond the vocabulary of " +
+                                std::to_string(adjusted_.size()));
+    adjusted_[static_cast<size_t>(token)] += bias;
+  }
+  for (const auto& [token, times] : returned_)
+    adjusted_[static_cast<size_t>(token)] -= params_.frequency_penalty * static_cast<float>(times) + params_.presence_penalty;
+  return adjusted_;
+}
+
 int32_t Sampler::sample(std::span<const float> logits) {
+  const int32_t token = pick(adjusted(logits));
+  if (params_.frequency_penalty != 0.0f || params_.presence_penalty != 0.0f) ++returned_[token];
+  return token;
+}
+
+int32_t Sampler::pick(std::span<const float> logits) {
   const auto n = static_cast<int64_t>(logits.size());
   if (params_.temperature == 0.0f) return static_cast<int32_t>(kernels::argmax(logits.data(), n));
 

@@ -1,8 +1,11 @@
-// Picks the next token from logits: greedy, or seeded sampling with temperature, top-k and top-p.
+// Picks the next token from logits: greedy, or seeded sampling with temperature, top-k and top-p,
+// after OpenAI's logit bias and its frequency and presence penalties on the tokens sampled so far.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace snapstream::runtime {
@@ -12,6 +15,12 @@ struct SamplingParams {
   int64_t top_k = 0;         // 0 means no top-k cut
   float top_p = 1.0f;        // 1 means no nucleus cut
   uint64_t seed = 0;
+  // Subtracted from a token's logit: frequency_penalty times the times this sampler returned
+  // it, presence_penalty once it has returned it at all (OpenAI's definition; the prompt's own
+  // tokens are not counted, as in vLLM).
+  float frequency_penalty = 0.0f;
+  float presence_penalty = 0.0f;
+  std::vector<std::pair<int32_t, float>> logit_bias;  // added to those tokens' logits
 
   // Throws InvalidRequestError for negative, non-finite or out-of-range values.
   void validate() const;
@@ -21,15 +30,21 @@ class Sampler {
  public:
   explicit Sampler(const SamplingParams& params);
 
-  // May reorder nothing in `logits`; uses its own scratch.
+  // May reorder nothing in `logits`; uses its own scratch. Throws InvalidRequestError when a
+  // logit bias names a token beyond `logits`.
   int32_t sample(std::span<const float> logits);
 
  private:
   double next_uniform();  // [0, 1), from a fixed generator so seeds give the same tokens everywhere
+  // `logits` with the bias and penalties applied, in adjusted_; `logits` itself when there are none.
+  std::span<const float> adjusted(std::span<const float> logits);
+  int32_t pick(std::span<const float> logits);
 
   SamplingParams params_;
   uint64_t state_;
   std::vector<std::pair<float, int32_t>> candidates_;
+  std::vector<float> adjusted_;
+  std::unordered_map<int32_t, int64_t> returned_;  // token -> times returned, when penalised
 };
 
 }  // namespace snapstream::runtime

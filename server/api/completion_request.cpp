@@ -1,6 +1,7 @@
 // Field-by-field checks of completion requests, with the limits OpenAI and vLLM use.
 #include "server/api/completion_request.h"
 
+#include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -101,11 +102,42 @@ std::vector<ChatMessage> chat_messages(const json& messages) {
     if (name == "developer") name = "system";
     if (name != "system" && name != "user" && name != "assistant")
       bad(param + ".role", "'" + param + ".role' must be system, developer, user or assistant, got '" + name + "'");
+    if (const json* speaker = field(m, "name"); speaker && !speaker->is_string()) bad(param + ".name", "'" + param + ".name' must be a string");
     const json* content = field(m, "content");
     if (!content && name != "assistant") bad(param + ".content", "'" + param + ".content' is required");
     out.push_back({name, content ? message_text(*content, i) : std::string()});
   }
   return out;
+}
+
+// {"token id": bias} with ids of this vocabulary and biases within OpenAI's [-100, 100].
+std::vector<std::pair<int32_t, float>> logit_bias(const json& bias, const runtime::Tokenizer& tokenizer) {
+  if (!bias.is_object()) bad("logit_bias", "'logit_bias' must be an object of {\"token id\": bias}");
+  std::vector<std::pair<int32_t, float>> out;
+  for (const auto& [key, value] : bias.items()) {
+    int64_t id = -1;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), id);
+    if (key.empty() || error != std::errc() || end != key.data() + key.size() || id < 0 || id >= tokenizer.vocab_size())
+      bad("logit_bias", "'logit_bias' keys must be token ids in 0.." + std::to_string(tokenizer.vocab_size() - 1) + ", got '" + key + "'");
+    out.emplace_back(static_cast<int32_t>(id), static_cast<float>(number(value, "logit_bias", -100.0, 100.0)));
+  }
+  return out;
+}
+
+// Chat fields that ask for output this server does not produce (tool calls, JSON modes):
+// refused rather than ignored, so a client never takes plain text for what it asked.
+void check_chat_output_fields(const json& j) {
+  if (const json* format = field(j, "response_format")) {
+    const json* type = format->is_object() ? field(*format, "type") : nullptr;
+    if (!type || !type->is_string()) bad("response_format", "'response_format' must be an object with a string 'type'");
+    if (*type != "text") bad("response_format", "'response_format' of type '" + type->get<std::string>() + "' is not supported; only 'text'");
+  }
+  const json* tools = field(j, "tools");
+  if (tools && !tools->is_array()) bad("tools", "'tools' must be an array");
+  if (tools && !tools->empty()) bad("tools", "tool calls are not supported");
+  if (const json* choice = field(j, "tool_choice"); choice && *choice != "none")
+    bad("tool_choice", "'tool_choice' is only allowed with 'tools', which are not supported");
+  if (const json* parallel = field(j, "parallel_tool_calls")) boolean(*parallel, "parallel_tool_calls");
 }
 
 }  // namespace
@@ -176,6 +208,11 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     static thread_local std::mt19937_64 seeds{(static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()};
     r.sampling.seed = seeds();
   }
+  if (const json* penalty = field(j, "frequency_penalty"))
+    r.sampling.frequency_penalty = static_cast<float>(number(*penalty, "frequency_penalty", -2.0, 2.0));
+  if (const json* penalty = field(j, "presence_penalty"))
+    r.sampling.presence_penalty = static_cast<float>(number(*penalty, "presence_penalty", -2.0, 2.0));
+  if (const json* bias = field(j, "logit_bias")) r.sampling.logit_bias = logit_bias(*bias, tokenizer);
   if (const json* n = field(j, "n")) {
     if (integer(*n, "n", 1, std::numeric_limits<int32_t>::max()) != 1)
       bad("n", "'n' greater than 1 is not supported; send the request several times with different seeds");
@@ -203,7 +240,14 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
   } else {
     if (const json* logprobs = field(j, "logprobs")) r.top_logprobs = integer(*logprobs, "logprobs", 0, kMaxTopLogprobs);
     if (const json* echo = field(j, "echo")) r.echo = boolean(*echo, "echo");
+    if (const json* best_of = field(j, "best_of"); best_of && integer(*best_of, "best_of", 1, std::numeric_limits<int32_t>::max()) != 1)
+      bad("best_of", "'best_of' greater than 1 is not supported; send the request several times and pick");
+    if (const json* suffix = field(j, "suffix")) {
+      if (!suffix->is_string()) bad("suffix", "'suffix' must be a string");
+      if (!suffix->get<std::string>().empty()) bad("suffix", "'suffix' (insertion) is not supported");
+    }
   }
+  if (chat) check_chat_output_fields(j);
   if (const json* stream = field(j, "stream")) r.stream = boolean(*stream, "stream");
   if (const json* options = field(j, "stream_options")) {
     // OpenAI and vLLM refuse options for a stream that was not asked for, rather than ignore them.

@@ -52,3 +52,41 @@ TEST_CASE("invalid sampling parameters are rejected", "[sampler]") {
   CHECK_THROWS_AS(Sampler({1.0f, 0, 1.5f, 0}), InvalidRequestError);
   CHECK_THROWS_AS(Sampler({NAN, 0, 1.0f, 0}), InvalidRequestError);
 }
+
+TEST_CASE("logit bias shifts the choice, and penalties count the tokens already returned", "[sampler]") {
+  SamplingParams biased{0.0f, 0, 1.0f, 1};
+  biased.logit_bias = {{1, -100.0f}, {7, 1.5f}};  // 0.7 + 1.5 = 2.2 beats 5's 1.9
+  CHECK(draw(biased, kLogits, 3) == std::vector<int32_t>(3, 7));
+
+  // Frequency: each return costs 0.6 more. Greedy on kLogits: 1 (2.0), then 5 (1.9 beats 1's
+  // 1.4), then 3 (1.5 beats 1.4 and 1.3), then 1 again (1.4 beats 1.3 and 0.9).
+  SamplingParams frequent{0.0f, 0, 1.0f, 1};
+  frequent.frequency_penalty = 0.6f;
+  const auto ids = draw(frequent, kLogits, 4);
+  CHECK(ids == std::vector<int32_t>{1, 5, 3, 1});
+  // Presence: a flat cost once returned, so after the top three are used, the next one down.
+  SamplingParams present{0.0f, 0, 1.0f, 1};
+  present.presence_penalty = 2.0f;
+  CHECK(draw(present, kLogits, 5) == std::vector<int32_t>{1, 5, 3, 7, 0});
+  // Negative penalties make repeats more likely: greedy stays on the first choice.
+  SamplingParams sticky{0.0f, 0, 1.0f, 1};
+  sticky.presence_penalty = -1.0f;
+  CHECK(draw(sticky, kLogits, 4) == std::vector<int32_t>(4, 1));
+}
+
+TEST_CASE("penalties and biases out of OpenAI's ranges are rejected", "[sampler]") {
+  SamplingParams params{1.0f, 0, 1.0f, 0};
+  params.frequency_penalty = 2.5f;
+  CHECK_THROWS_AS(Sampler(params), InvalidRequestError);
+  params.frequency_penalty = 0.0f;
+  params.presence_penalty = -2.1f;
+  CHECK_THROWS_AS(Sampler(params), InvalidRequestError);
+  params.presence_penalty = 0.0f;
+  params.logit_bias = {{3, 101.0f}};
+  CHECK_THROWS_AS(Sampler(params), InvalidRequestError);
+  params.logit_bias = {{-1, 1.0f}};
+  CHECK_THROWS_AS(Sampler(params), InvalidRequestError);
+  params.logit_bias = {{100, 1.0f}};  // beyond the 8 logits
+  Sampler beyond(params);
+  CHECK_THROWS_AS(beyond.sample(kLogits), InvalidRequestError);
+}
