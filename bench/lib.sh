@@ -11,12 +11,13 @@ ensure_wrk() {
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends wrk >/dev/null
 }
 
-# start_server LOG SERVE-ARGS...: runs `snapstream serve` on a free port in the background and
-# waits until it serves; sets SERVER_PID and SERVER_PORT.
+# start_server LOG SERVE-ARGS...: runs `snapstream serve` ($SNAPSTREAM_BINARY, default
+# build/bin/snapstream) on a free port in the background and waits until it serves; sets
+# SERVER_PID and SERVER_PORT.
 start_server() {
   local log=$1
   shift
-  build/bin/snapstream serve --port 0 --log-level info "$@" 2>"$log" &
+  "${SNAPSTREAM_BINARY:-build/bin/snapstream}" serve --port 0 --log-level info "$@" 2>"$log" &
   SERVER_PID=$!
   for _ in $(seq 1200); do grep -q "serving '" "$log" && break; sleep 0.05; done
   SERVER_PORT=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\).*|\1|p' "$log" | head -1)

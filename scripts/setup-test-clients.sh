@@ -10,6 +10,8 @@ command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 # prometheus and promtool: the observability tests run the deployment's Prometheus config.
 command -v promtool >/dev/null || missing+=(prometheus)
+# python3: the soak test's clients (bench/soak.py, standard library only).
+command -v python3 >/dev/null || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   sudo_cmd=()
