@@ -146,7 +146,8 @@ json parse_json_object(std::string_view body) {
   json j;
   try {
     j = json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // Not only syntax errors: a number beyond a double (1E400) is refused as out_of_range.
     throw ApiError(400, std::string("the body is not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw ApiError(400, "the body must be a JSON object");

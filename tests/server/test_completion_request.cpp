@@ -74,4 +74,7 @@ TEST_CASE("a bad field is refused with its name", "[completion_request]") {
   CHECK(param_of(R"({"prompt": "a", "stream": false, "stream_options": {}})") == "stream_options");
   CHECK(param_of(R"({"prompt": "a", "stream": true, "stream_options": 1})") == "stream_options");
   CHECK(param_of(R"([])").empty());
+  // Found by fuzz_completion_request: a number past a double's range is refused, not a crash.
+  CHECK(param_of("1E111111111111111111111111111").empty());
+  CHECK(param_of(R"({"prompt": "a", "temperature": 1E400})").empty());
 }
