@@ -37,6 +37,9 @@ const char* kind_name(toml::node_type type) {
 }
 
 SettingValue setting(const std::string& name, const toml::node& node, const std::string& source) {
+  // TOML allows `"" = 1`; no option has an empty name, and the layer above matches by name.
+  if (name.empty())
+    throw runtime::ConfigError(where(source, node.source()) + ": an empty name (\"\" or '') is not a setting");
   SettingValue v;
   v.name = name;
   v.line = static_cast<int>(node.source().begin.line);

@@ -91,6 +91,9 @@ TEST_CASE("settings files refuse what they cannot read by line number", "[settin
   CHECK_THAT(error_of("a = \"\\q\"\n"), StartsWith("f.toml:1: ") && Contains("escape"));
   CHECK_THAT(error_of("a = 1 2\n"), StartsWith("f.toml:1: "));
   CHECK_THAT(error_of("= 1\n"), StartsWith("f.toml:1: "));
+  // Found by fuzz_settings_file: TOML's quoted empty names used to pass as settings named "".
+  CHECK(error_of("a = 1\n'' = 2\n") == "f.toml:2: an empty name (\"\" or '') is not a setting");
+  CHECK(error_of("\"\" = true\n") == "f.toml:1: an empty name (\"\" or '') is not a setting");
 }
 
 TEST_CASE("settings come in the file's order with numbers as a command line would spell them", "[settings]") {
