@@ -22,7 +22,8 @@ constexpr float kLn2Low = -2.12194440e-4f;
 constexpr float kRoundingShift = 12582912.0f;
 
 inline float exp_of(float x) {
-  const float clamped = std::min(std::max(x, kLowest), kHighest);
+  // std::max(kLowest, NaN) is kLowest: the conversion to int below must never see a NaN.
+  const float clamped = std::min(std::max(kLowest, x), kHighest);
   const float n = (clamped * kLog2e + kRoundingShift) - kRoundingShift;
   const float r = (clamped - n * kLn2High) - n * kLn2Low;
   float p = 1.0f / 5040.0f;
@@ -40,6 +41,7 @@ inline float exp_of(float x) {
   const float value = p * scale_a * scale_b;
   if (x < kLowest) return 0.0f;
   if (x > kHighest) return std::numeric_limits<float>::infinity();
+  if (x != x) return x;  // NaN stays NaN
   return value;
 }
 

@@ -91,6 +91,11 @@ constexpr int64_t kMaxChunks = 8;
 template <typename T>
 void head_sums(const float* weights, int64_t weights_stride, int64_t heads, const T* rows, int64_t count, int64_t stride,
                int64_t width, float* out, int64_t out_stride) {
+  if (count == 0) {
+    // No rows (an empty cache may hand over no storage at all, so no arithmetic on `rows`).
+    for (int64_t h = 0; h < heads; ++h) std::fill_n(out + h * out_stride, width, 0.0f);
+    return;
+  }
   int64_t d = 0;
 #ifdef SNAPSTREAM_AVX2
   for (; d + 8 <= width;) {
