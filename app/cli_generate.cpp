@@ -37,7 +37,10 @@ void run_generate(const GenerateArgs& args) {
 
   runtime::GenerationOptions options;
   options.max_tokens = args.max_tokens;
-  options.sampling = {args.temperature, args.top_k, args.top_p, args.seed};
+  options.sampling.temperature = args.temperature;
+  options.sampling.top_k = args.top_k;
+  options.sampling.top_p = args.top_p;
+  options.sampling.seed = args.seed;
   options.cache = args.engine.cache;
   options.graphs = args.engine.graphs;
   // Compiled before anything is printed: a plan the shape cannot take fails with nothing on stdout.

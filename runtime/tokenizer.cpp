@@ -35,7 +35,7 @@ bool special_kind(TokenKind kind) { return kind == TokenKind::Control || kind ==
 Tokenizer::Tokenizer(std::vector<std::string> pieces, std::vector<float> scores, std::vector<TokenKind> kinds,
                      int32_t bos_id, int32_t eos_id, int32_t unknown_id)
     : Tokenizer(Vocabulary{TokenizerModel::SentencePiece, std::move(pieces), std::move(scores), std::move(kinds), {}, "default",
-                           bos_id, eos_id, unknown_id}) {}
+                           bos_id, eos_id, unknown_id, {}}) {}
 
 Tokenizer::Tokenizer(Vocabulary vocabulary) : v_(std::move(vocabulary)) {
   const auto n = static_cast<int32_t>(v_.pieces.size());

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs the whole test suite under ASan+UBSan (build-address/) and under TSan
-# (build-thread/), each in its own build tree. scripts/test.sh runs it after the plain suite.
+# Builds and runs the whole test suite under ASan+UBSan (build-address/, clang) and under TSan
+# (build-thread/, GCC), each in its own tree (scripts/sanitizer-tree.sh). scripts/test.sh runs it
+# after the plain suite.
 # Every instrumented process, the servers the end-to-end tests start included, writes its
 # reports to one folder; a report there fails the run even when the test that caused it passed.
 # Usage: bash scripts/test-sanitizers.sh [address|thread ...]  (default: both)
@@ -13,7 +14,7 @@ for sanitizer in "${sanitizers[@]}"; do
   build_dir=build-$sanitizer
   reports=$PWD/$build_dir/sanitizer-reports
   started=$(date +%s)
-  SNAPSTREAM_BUILD_DIR=$build_dir bash scripts/build.sh -DSNAPSTREAM_FAULT_INJECTION=ON -DSNAPSTREAM_SANITIZE="$sanitizer"
+  bash scripts/sanitizer-tree.sh "$sanitizer"
   built=$(date +%s)
   rm -rf "$reports" && mkdir -p "$reports"
   status=0

@@ -39,8 +39,10 @@ namespace {
 
 using namespace integer_blocks;
 
+// This file is compiled once per instruction set; helpers some of them do not call are [[maybe_unused]].
+
 // acc + (lane l: Σ of the four products u·s of bytes 4l..4l+3), u unsigned and s signed.
-inline __m256i add_byte_products(__m256i acc, __m256i u, __m256i s) {
+[[maybe_unused]] inline __m256i add_byte_products(__m256i acc, __m256i u, __m256i s) {
 #ifdef SNAPSTREAM_VNNI
   return SNAPSTREAM_DPBUSD(acc, u, s);
 #else
@@ -50,7 +52,7 @@ inline __m256i add_byte_products(__m256i acc, __m256i u, __m256i s) {
 
 // acc + (lane l: Σ of the four products u·s of bytes 4l..4l+3, each pair's sum times its
 // 16-bit scale). Pairs never saturate: u is at most 63 and |s| at most 127.
-inline __m256i add_scaled_byte_products(__m256i acc, __m256i u, __m256i s, __m256i scales16) {
+[[maybe_unused]] inline __m256i add_scaled_byte_products(__m256i acc, __m256i u, __m256i s, __m256i scales16) {
 #ifdef SNAPSTREAM_VNNI
   return SNAPSTREAM_DPWSSD(acc, _mm256_maddubs_epi16(u, s), scales16);
 #else
@@ -72,13 +74,6 @@ inline void sum_int_lanes(__m256i a, __m256i b, int32_t& sum_a, int32_t& sum_b) 
   s = _mm_hadd_epi32(s, s);  // a, b, a, b
   sum_a = _mm_cvtsi128_si32(s);
   sum_b = _mm_extract_epi32(s, 1);
-}
-
-inline float sum_float_lanes(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 0x55));
-  return _mm_cvtss_f32(s);
 }
 
 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
@@ -260,7 +255,7 @@ inline __m512 group_dots(const GroupBlock* group, int64_t blocks, const Quantise
 // activation rows share the weights.
 
 // Row p's sum in lane p, from s[p] holding row p's eight lane sums.
-inline __m256i row_sums8(const __m256i (&s)[8]) {
+[[maybe_unused]] inline __m256i row_sums8(const __m256i (&s)[8]) {
   const __m256i quads0 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
   const __m256i quads1 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
   // quads0: rows 0-3's lanes 0-3 in the low half and lanes 4-7 in the high half; quads1 rows 4-7.
@@ -268,8 +263,10 @@ inline __m256i row_sums8(const __m256i (&s)[8]) {
 }
 
 inline constexpr int kSideRows = 8;
-// AVX-512: activation rows up to which side-by-side rows beat interleaving.
+#ifdef SNAPSTREAM_AVX512_VNNI
+// Activation rows up to which side-by-side rows beat interleaving.
 inline constexpr int64_t kSideMaxRows = 4;
+#endif
 
 // Eight weight rows against m activation rows, block by block; totals holds m registers.
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>

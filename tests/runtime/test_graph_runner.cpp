@@ -59,7 +59,10 @@ SnapStreamConfig snapstream_c128() {
 TEST_CASE("decode buckets pad and mask at every edge", "[graph_runner]") {
   const auto stories = load_stories();
   if (!stories) return;
-  const auto& [model, ids, vocab] = *stories;
+  // Named references, not structured bindings, in every test here: lambdas capture them (clang 14 cannot).
+  const auto& model = stories->model;
+  const auto& ids = stories->ids;
+  const auto vocab = stories->vocab;
   kernels::ThreadPool pool(2);
   SlotKvCache cache(model->shape, snapstream_c128().resolved(model->shape.context_length), 6);
   GraphRunner runner(*model, pool, cache, {{1, 4, 8}, {64, 256}, 1, true});
@@ -94,7 +97,9 @@ TEST_CASE("decode buckets pad and mask at every edge", "[graph_runner]") {
 TEST_CASE("prefill buckets pad and mask at every edge", "[graph_runner]") {
   const auto stories = load_stories();
   if (!stories) return;
-  const auto& [model, ids, vocab] = *stories;
+  const auto& model = stories->model;
+  const auto& ids = stories->ids;
+  const auto vocab = stories->vocab;
   kernels::ThreadPool pool(2);
   const auto config = snapstream_c128().resolved(model->shape.context_length);
   for (const int64_t length : {1, 64, 65, 200}) {
@@ -113,7 +118,9 @@ TEST_CASE("prefill buckets pad and mask at every edge", "[graph_runner]") {
 TEST_CASE("tensor-parallel shards reproduce the single-shard model", "[graph_runner][tp]") {
   const auto stories = load_stories();
   if (!stories) return;
-  const auto& [model, ids, vocab] = *stories;
+  const auto& model = stories->model;
+  const auto& ids = stories->ids;
+  const auto vocab = stories->vocab;
   kernels::ThreadPool pool(2);
   const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 300);  // past C = 128: compaction runs per shard
   auto run = [&](int32_t shards, const std::vector<int32_t>* forced, std::vector<std::vector<float>>& logits) {
@@ -149,7 +156,9 @@ TEST_CASE("tensor-parallel shards reproduce the single-shard model", "[graph_run
 TEST_CASE("an f16 cache holds half the bytes and follows the f32 cache's logits closely", "[graph_runner][kv_dtype]") {
   const auto stories = load_stories();
   if (!stories) return;
-  const auto& [model, ids, vocab] = *stories;
+  const auto& model = stories->model;
+  const auto& ids = stories->ids;
+  const auto vocab = stories->vocab;
   kernels::ThreadPool pool(2);
   const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 300);  // past C = 128: SnapKV compaction
   const PositionMode positions = GENERATE(PositionMode::Original, PositionMode::Reindexed);
@@ -216,7 +225,9 @@ TEST_CASE("tensor-parallel shards of a K-quant model round activations over whol
 TEST_CASE("a thousand decode steps compile no graph and allocate no arena or cache", "[graph_runner]") {
   const auto stories = load_stories();
   if (!stories) return;
-  const auto& [model, ids, vocab] = *stories;
+  const auto& model = stories->model;
+  const auto& ids = stories->ids;
+  const auto vocab = stories->vocab;
   kernels::ThreadPool pool(2);
   SlotKvCache cache(model->shape, snapstream_c128().resolved(model->shape.context_length), 3);
   GraphRunner runner(*model, pool, cache);
@@ -247,7 +258,8 @@ TEST_CASE("a thousand decode steps compile no graph and allocate no arena or cac
 TEST_CASE("long prompts split into chunks that end with the observation window", "[graph_runner][chunked]") {
   const auto stories = load_stories();
   if (!stories) return;
-  const auto& [model, ids, vocab] = *stories;
+  const auto& model = stories->model;
+  const auto& ids = stories->ids;
   kernels::ThreadPool pool(2);
   SlotKvCache cache(model->shape, snapstream_c128().resolved(model->shape.context_length), 2);  // W = 32
   GraphRunner runner(*model, pool, cache, {{1}, {64, 128}, 1, true});
@@ -278,7 +290,9 @@ TEST_CASE("long prompts split into chunks that end with the observation window",
 TEST_CASE("a prompt prefilled in chunks decodes like one prefilled whole", "[graph_runner][chunked]") {
   const auto stories = load_stories();
   if (!stories) return;
-  const auto& [model, ids, vocab] = *stories;
+  const auto& model = stories->model;
+  const auto& ids = stories->ids;
+  const auto vocab = stories->vocab;
   kernels::ThreadPool pool(2);
   const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 300);
   SnapStreamConfig full;

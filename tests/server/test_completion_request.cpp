@@ -14,7 +14,7 @@ using namespace snapstream::server::api;
 TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for", "[completion_request]") {
   const auto model = test::stories_model_or_skip();
   if (!model) return;
-  const ParseContext context{model->tokenizer, 512, ChatFormat::Plain};
+  const ParseContext context{model->tokenizer, 512, {ChatFormat::Plain}};
 
   const auto plain = parse_completion_request(R"({"prompt": "Once upon a time", "unknown_field": [1]})", Endpoint::Completions, context);
   CHECK(plain.prompts == std::vector<std::vector<int32_t>>{{1, 403, 407, 261, 378}});
@@ -51,7 +51,7 @@ TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for"
 TEST_CASE("a bad field is refused with its name", "[completion_request]") {
   const auto model = test::stories_model_or_skip();
   if (!model) return;
-  const ParseContext context{model->tokenizer, 512, ChatFormat::Plain};
+  const ParseContext context{model->tokenizer, 512, {ChatFormat::Plain}};
   auto param_of = [&](const std::string& body, Endpoint endpoint = Endpoint::Completions) {
     try {
       parse_completion_request(body, endpoint, context);

@@ -69,7 +69,7 @@ std::string body_with(const Case& c) {
 TEST_CASE("each request field takes OpenAI's values and refuses others with 400 naming it", "[completion_request][conformance]") {
   const auto model = test::stories_model_or_skip();
   if (!model) return;
-  const ParseContext context{model->tokenizer, 512, ChatFormat::Plain};
+  const ParseContext context{model->tokenizer, 512, {ChatFormat::Plain}};
   for (const auto& c : kCases) {
     const std::string body = body_with(c);
     INFO(body);
@@ -89,7 +89,7 @@ TEST_CASE("each request field takes OpenAI's values and refuses others with 400 
 TEST_CASE("message fields take OpenAI's types", "[completion_request][conformance]") {
   const auto model = test::stories_model_or_skip();
   if (!model) return;
-  const ParseContext context{model->tokenizer, 512, ChatFormat::Plain};
+  const ParseContext context{model->tokenizer, 512, {ChatFormat::Plain}};
   CHECK_NOTHROW(parse_completion_request(R"({"messages": [{"role": "user", "content": "Hi", "name": "ann"}]})", Chat, context));
   CHECK_THROWS_AS(parse_completion_request(R"({"messages": [{"role": "user", "content": "Hi", "name": 3}]})", Chat, context), ApiError);
   const auto parsed = parse_completion_request(R"({"prompt": "a", "frequency_penalty": 0.5, "presence_penalty": -1, "logit_bias": {"9": 3}})", C,
