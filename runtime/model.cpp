@@ -1,6 +1,7 @@
 // Format detection for load_model() and the byte accounting of a model's weights.
 #include "runtime/model.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -31,7 +32,9 @@ std::unique_ptr<Model> load_model(const std::string& path, const std::string& to
     const auto dir = std::filesystem::path(path).parent_path();
     int32_t vocab = 0;
     if (file->size() >= 24) std::memcpy(&vocab, file->bytes().data() + 20, 4);
-    for (const auto& name : {"tok" + std::to_string(vocab < 0 ? -vocab : vocab) + ".bin", std::string("tokenizer.bin")}) {
+    // A negative size marks an unshared output head; widened first, as -INT32_MIN overflows.
+    const int64_t vocab_size = std::abs(static_cast<int64_t>(vocab));
+    for (const auto& name : {"tok" + std::to_string(vocab_size) + ".bin", std::string("tokenizer.bin")}) {
       if (std::filesystem::exists(dir / name)) {
         tokenizer = (dir / name).string();
         break;

@@ -173,6 +173,16 @@ TEST_CASE("an unsupported architecture or tokenizer is refused with what is supp
   expect_model_error(rwkv, "tokenizer model 'rwkv5' is not supported (supported: llama for SentencePiece, gpt2");
 }
 
+TEST_CASE("a llama2.c header with the most negative vocabulary size is refused, not negated", "[errors]") {
+  // Found by fuzz_gguf_model: -INT32_MIN overflowed while looking for tokINT.bin beside it.
+  test::TempDir dir;
+  std::vector<char> bytes(28, 0);
+  put<int32_t>(bytes, 20, INT32_MIN);
+  const auto path = dir / "model.bin";
+  write_all(path, bytes);
+  expect_model_error(path, "needs its tokenizer");
+}
+
 TEST_CASE("llama2.c checkpoints and tokenizers with bad sizes are reported", "[errors]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
