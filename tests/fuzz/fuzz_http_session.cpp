@@ -4,6 +4,7 @@
 // a sanitizer report or a connection the server never closes (a hang) fails the target.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -67,7 +68,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   address.sin_port = htons(stack->port);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+  int connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  if (connected != 0 && errno == EINTR) {
+    // libFuzzer's timer signal may interrupt connect(); the connection then completes on its
+    // own, and SO_ERROR tells how it ended.
+    pollfd writable{fd, POLLOUT, 0};
+    while (poll(&writable, 1, 20000) < 0 && errno == EINTR) {
+    }
+    int error = 0;
+    socklen_t length = sizeof error;
+    getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length);
+    connected = error == 0 ? 0 : -1;
+    errno = error;
+  }
+  if (connected != 0) {
     std::fprintf(stderr, "fuzz_http_session: connect failed: %s\n", std::strerror(errno));
     __builtin_trap();  // the server stopped listening
   }
@@ -75,6 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // failed send is then expected, not a finding.
   for (size_t sent = 0; sent < size;) {
     const ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     sent += static_cast<size_t>(n);
   }
@@ -88,6 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
     if (n == 0) break;
     if (n < 0) {
+      if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) __builtin_trap();  // the server hung
       break;  // reset by the server: it refused the connection's bytes
     }
