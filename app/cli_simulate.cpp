@@ -27,6 +27,9 @@ struct SimulateArgs {
   std::string format = "table";
   int64_t time_pricing = 0;
   SweepSpec sweep{"", {}, "sweep"};
+  std::string speculative;           // the draft model's config
+  int64_t draft_tokens = 4;
+  std::vector<double> acceptance;
 };
 
 // Median wall time of pricing the already-built deployment (graph compiled, memory planned),
@@ -61,6 +64,10 @@ dataflow_sim::SimulationOptions options_from(const SimulateArgs& a) {
   o.kv_capacity = a.full_cache ? 0 : (a.kv_capacity > 0 ? a.kv_capacity : std::max<int64_t>(1, a.context / 4));
   o.kernel_looping = !a.no_kernel_looping;
   o.tp = a.tp;
+  if (!a.speculative.empty()) {
+    if (a.acceptance.empty()) throw runtime::ConfigError("--speculative needs --acceptance: the chance each draft token is accepted");
+    o.speculative = dataflow_sim::SpeculativeSpec{load_model_config(a.speculative), a.draft_tokens, a.acceptance};
+  }
   return o;
 }
 
@@ -106,6 +113,13 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--sweep", args->sweep.axis, "price a range of 'context' or 'batch' values, full cache against SnapStream")
       ->check(CLI::IsMember({"context", "batch"}));
   cmd->add_option("--sweep-values", args->sweep.values, "the values to sweep (default: powers of two)")->delimiter(',');
+  auto* draft = cmd->add_option("--speculative", args->speculative,
+                                 "speculative decoding with this draft model config (a name under configs/models or a file)");
+  cmd->add_option("--draft-tokens", args->draft_tokens, "tokens the draft proposes per round, k")
+      ->check(CLI::PositiveNumber)->needs(draft)->capture_default_str();
+  cmd->add_option("--acceptance", args->acceptance,
+                  "the chance a draft token is accepted once the earlier ones were: one value, or k comma-separated (one per position)")
+      ->delimiter(',')->needs(draft);
   cmd->add_option("--out", args->sweep.out, "sweep output prefix: writes PREFIX.csv and PREFIX.png")->capture_default_str();
   cmd->callback([args] { run(*args); });
 }

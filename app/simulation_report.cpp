@@ -18,6 +18,15 @@ std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0
 std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0)); }
 std::string us(double seconds) { return fmt::format("{:.1f} us", seconds * 1e6); }
 
+nlohmann::json speculative_json(const SimulationResult& r) {
+  if (r.draft_tokens == 0) return nullptr;
+  return {{"draft_model", r.draft_model},
+          {"draft_tokens", r.draft_tokens},
+          {"tokens_per_round", r.tokens_per_round},
+          {"draft_step_seconds", r.draft_step_seconds},
+          {"verify_step_seconds", r.verify_step_seconds}};
+}
+
 }  // namespace
 
 nlohmann::json simulation_json(const SimulationResult& r) {
@@ -56,6 +65,7 @@ nlohmann::json simulation_json(const SimulationResult& r) {
           {"pmu_utilisation", r.pmu_utilisation},
           {"hbm_bandwidth_utilisation", r.hbm_bandwidth_utilisation},
           {"breakdown", breakdown_json(r.step.time)},
+          {"speculative", speculative_json(r)},
           {"kernels", kernels}};
 }
 
@@ -63,11 +73,15 @@ std::string simulation_table(const SimulationResult& r) {
   std::string out = fmt::format("{} on {} (TP {}), context {}, cache {} positions ({}), kernel looping {}\n", r.model, r.system,
                                 r.tp, r.context, r.kv_capacity, r.kv_capacity == r.context ? "full" : "SnapStream",
                                 r.kernel_looping ? "on" : "off");
-  out += fmt::format("  batch {} (max {}: {} fit HBM, {} fit SRAM): step {}, {:.1f} tokens/s per user, {:.1f} tokens/s in all\n", r.batch, r.max_batch,
-                     r.max_batch_memory, r.max_batch_sram, us(r.step_seconds), r.tokens_per_s_per_user, r.tokens_per_s_aggregate);
+  out += fmt::format("  batch {} (max {}: {} fit HBM, {} fit SRAM): {} {}, {:.1f} tokens/s per user, {:.1f} tokens/s in all\n", r.batch,
+                     r.max_batch, r.max_batch_memory, r.max_batch_sram, r.draft_tokens > 0 ? "round" : "step", us(r.step_seconds),
+                     r.tokens_per_s_per_user, r.tokens_per_s_aggregate);
+  if (r.draft_tokens > 0)
+    out += fmt::format("  speculative: {} drafts {} tokens a round ({} each), verify step {}; {:.2f} tokens per round expected\n",
+                       r.draft_model, r.draft_tokens, us(r.draft_step_seconds), us(r.verify_step_seconds), r.tokens_per_round);
   const TimeBreakdown& t = r.step.time;
-  out += fmt::format("  time: streaming {} (compute {}, memory {}, on-chip network {}), collectives {}, sync {} over {} kernel calls, fill {}\n",
-                     us(t.streaming), us(t.compute), us(t.memory), us(t.network), us(t.collective), us(t.sync), r.step.kernel_calls,
+  out += fmt::format("  {}time: streaming {} (compute {}, memory {}, on-chip network {}), collectives {}, sync {} over {} kernel calls, fill {}\n",
+                     r.draft_tokens > 0 ? "verify " : "", us(t.streaming), us(t.compute), us(t.memory), us(t.network), us(t.collective), us(t.sync), r.step.kernel_calls,
                      us(t.fill));
   out += fmt::format("  per socket: weights {}, HBM held {}, DDR held {}, SRAM placed {} ({:.0f}% of PMUs)\n",
                      gib(r.weight_bytes_per_socket), gib(r.hbm_bytes_per_socket), gib(r.ddr_bytes_per_socket),
@@ -89,14 +103,15 @@ std::string simulation_table(const SimulationResult& r) {
 std::string simulation_csv_header() {
   return "model,system,tp,context,kv_capacity,kernel_looping,batch,max_batch,step_seconds,tokens_per_s_per_user,"
          "tokens_per_s_aggregate,kv_bytes_per_sequence,weight_bytes_per_socket,hbm_bytes_per_socket,ddr_bytes_per_socket,"
-         "sram_bytes_per_socket\n";
+         "sram_bytes_per_socket,draft_model,draft_tokens,tokens_per_round\n";
 }
 
 std::string simulation_csv_row(const SimulationResult& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g}\n", r.model, r.system, r.tp,
-                     r.context, r.kv_capacity, r.kernel_looping ? 1 : 0, r.batch, r.max_batch, r.step_seconds,
+  return fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{:.6g}\n", r.model,
+                     r.system, r.tp, r.context, r.kv_capacity, r.kernel_looping ? 1 : 0, r.batch, r.max_batch, r.step_seconds,
                      r.tokens_per_s_per_user, r.tokens_per_s_aggregate, r.kv_bytes_per_sequence, r.weight_bytes_per_socket,
-                     r.hbm_bytes_per_socket, r.ddr_bytes_per_socket, r.sram_bytes_per_socket);
+                     r.hbm_bytes_per_socket, r.ddr_bytes_per_socket, r.sram_bytes_per_socket, r.draft_model, r.draft_tokens,
+                     r.tokens_per_round);
 }
 
 }  // namespace snapstream::app

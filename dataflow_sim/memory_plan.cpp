@@ -20,7 +20,8 @@ std::string gib(double bytes) {
 
 }  // namespace
 
-MemoryPlan plan_device_memory(const graph::Graph& graph, const DeviceSpec& device, int64_t capacity, int64_t batch) {
+MemoryPlan plan_device_memory(const graph::Graph& graph, const DeviceSpec& device, int64_t capacity, int64_t batch,
+                              const Coresident& also) {
   MemoryPlan plan;
   for (const graph::Op& op : graph.flattened()) {
     if (op.shard != 0) continue;
@@ -29,20 +30,20 @@ MemoryPlan plan_device_memory(const graph::Graph& graph, const DeviceSpec& devic
     if (op.kind == graph::OpKind::MoeExperts) plan.expert_bytes += c.resident_bytes;
     plan.kv_bytes_per_sequence += c.kv_held_per_sequence;
   }
-  const double every_step = plan.weight_bytes - plan.expert_bytes;
+  const double every_step = plan.weight_bytes - plan.expert_bytes + also.weight_bytes;
   if (every_step >= device.hbm_bytes)
     throw CapacityError("the weights read every step need " + gib(every_step) + " per device, more than its " +
                         gib(device.hbm_bytes) + " of HBM: use more devices (--tp) or a smaller weight dtype");
-  const double resident = plan.weight_bytes <= device.hbm_bytes ? plan.weight_bytes : every_step;
-  plan.max_batch = plan.kv_bytes_per_sequence > 0
-                       ? static_cast<int64_t>(std::floor((device.hbm_bytes - resident) / plan.kv_bytes_per_sequence))
-                       : 0;
+  const double all_weights = plan.weight_bytes + also.weight_bytes;
+  const double resident = all_weights <= device.hbm_bytes ? all_weights : every_step;
+  const double kv_per_sequence = plan.kv_bytes_per_sequence + also.kv_bytes_per_sequence;
+  plan.max_batch = kv_per_sequence > 0 ? static_cast<int64_t>(std::floor((device.hbm_bytes - resident) / kv_per_sequence)) : 0;
   plan.batch = batch;
   if (batch > plan.max_batch)
-    throw CapacityError(std::to_string(batch) + " sequences need " + gib(plan.kv_bytes_per_sequence * static_cast<double>(batch)) +
+    throw CapacityError(std::to_string(batch) + " sequences need " + gib(kv_per_sequence * static_cast<double>(batch)) +
                         " of KV per device; only " + std::to_string(plan.max_batch) + " fit beside " + gib(resident) +
                         " of weights in " + gib(device.hbm_bytes) + " of HBM");
-  const double kv = plan.kv_bytes_per_sequence * static_cast<double>(batch);
+  const double kv = kv_per_sequence * static_cast<double>(batch);
   const double experts_in_hbm = std::clamp(device.hbm_bytes - kv - every_step, 0.0, plan.expert_bytes);
   const double spilled = plan.expert_bytes - experts_in_hbm;
   if (spilled > device.ddr_bytes)

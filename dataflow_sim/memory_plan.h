@@ -25,9 +25,18 @@ struct MemoryPlan {
   int64_t max_batch = 0;
 };
 
+// A second model held on the same devices, such as a speculative draft: it runs every round,
+// so all its weights stay in HBM, and each sequence's cache of it sits beside the target's.
+struct Coresident {
+  double weight_bytes = 0;           // per device
+  double kv_bytes_per_sequence = 0;  // per device, at its capacity
+};
+
 // `graph`: any decode graph of the deployment (weights and KV per sequence do not depend on
 // its batch). Throws CapacityError when the every-step weights exceed HBM, the spilled
-// experts exceed DDR, or `batch` sequences do not fit.
-MemoryPlan plan_device_memory(const graph::Graph& graph, const DeviceSpec& device, int64_t capacity, int64_t batch);
+// experts exceed DDR, or `batch` sequences do not fit. MemoryPlan's weight and KV figures are
+// the target's alone; hbm_bytes, max_batch and the expert spill count `also` too.
+MemoryPlan plan_device_memory(const graph::Graph& graph, const DeviceSpec& device, int64_t capacity, int64_t batch,
+                              const Coresident& also = {});
 
 }  // namespace snapstream::dataflow_sim

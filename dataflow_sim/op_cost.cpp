@@ -91,7 +91,9 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
                                    : batch * (length * static_cast<double>(extent) + length * (length + 1) / 2);
       c.flops = heads * scores * (4 * hd + kSoftmaxFlopsPerScore);
       c.dense_accounting_flops = heads * scores * (4 * hd + kAccountedSoftmaxFlopsPerScore);
-      c.kv_bytes = decode ? batch * (static_cast<double>(extent) + 1) * per_position : batch * length * per_position;
+      // Each sequence's cached positions are read once, whatever the new rows (a chunk of a
+      // prompt or a speculative verify attends them too), and its new positions written.
+      c.kv_bytes = batch * (static_cast<double>(extent) + length) * per_position;
       c.kv_held_per_sequence = static_cast<double>(capacity) * per_position;
       c.tile_bytes = 2 * static_cast<double>(device.kv_tile_positions) * per_position +
                      heads * static_cast<double>(device.kv_tile_positions) * 4;
@@ -105,7 +107,7 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
                                    : batch * (length * static_cast<double>(extent) + length * (length + 1) / 2) / shards;
       c.flops = heads * scores * (2 * cached + 2 * static_cast<double>(s.mla.kv_lora_rank) + kSoftmaxFlopsPerScore);
       c.dense_accounting_flops = c.flops;
-      c.kv_bytes = decode ? batch * positions * per_position : batch * ceil_div(length, shards) * per_position;
+      c.kv_bytes = batch * ceil_div(static_cast<double>(extent) + length, shards) * per_position;
       c.kv_held_per_sequence = ceil_div(static_cast<double>(capacity), shards) * per_position;
       c.tile_bytes = 2 * static_cast<double>(device.kv_tile_positions) * per_position +
                      heads * static_cast<double>(device.kv_tile_positions) * 4;

@@ -12,24 +12,31 @@
 namespace snapstream::dataflow_sim {
 namespace {
 
-graph::Graph decode_graph(const graph::ModelShape& model, int64_t capacity, int64_t batch, int32_t tp, bool looping) {
+graph::Graph step_graph(const graph::ModelShape& model, int64_t capacity, const graph::GraphKey& key, int32_t tp, bool looping) {
   graph::ModelShape shape = model;
   shape.kv_capacity = capacity;
   try {
-    return graph::compile(shape, {graph::Phase::Decode, batch, 1}, {tp, looping});
+    return graph::compile(shape, key, {tp, looping});
   } catch (const graph::GraphError& e) {
     throw SimulationError(model.name + " cannot be built for " + std::to_string(tp) + " devices: " + e.what());
   }
 }
 
+// The target's step: one decode position per sequence, or with speculation the k+1 positions a
+// verify step checks.
+graph::GraphKey target_key(const SimulationOptions& options, int64_t batch) {
+  if (!options.speculative) return {graph::Phase::Decode, batch, 1};
+  return {graph::Phase::Verify, batch, options.speculative->draft_tokens + 1};
+}
+
 // The largest batch whose kernels still place: a kernel's SRAM is its tiles, which do not
-// depend on the batch, plus activations, which grow by the same bytes with every row.
-int64_t sram_batch_limit(const graph::ModelShape& model, const SystemSpec& system, const graph::Graph& one, int64_t capacity, int32_t tp,
-                         bool looping) {
+// depend on the batch, plus activations, which grow by the same bytes with every sequence.
+// `one` and `two` are the same step at batch 1 and 2.
+int64_t sram_batch_limit(const SystemSpec& system, const graph::Graph& one, const graph::Graph& two, int64_t capacity) {
   if (system.device.execution != ExecutionModel::FusedLayers) return std::numeric_limits<int64_t>::max();
   const StepPricer sizing(system, 0, false);
   const StepPrice p1 = sizing.price(one, capacity, capacity);
-  const StepPrice p2 = sizing.price(decode_graph(model, capacity, 2, tp, looping), capacity, capacity);
+  const StepPrice p2 = sizing.price(two, capacity, capacity);
   int64_t limit = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < p1.kernels.size() && i < p2.kernels.size(); ++i) {
     const double per_row = p2.kernels[i].sram_bytes - p1.kernels[i].sram_bytes;
@@ -60,19 +67,45 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
   r.tp = tp;
   r.kernel_looping = options.kernel_looping;
 
-  graph_ = decode_graph(model, r.kv_capacity, 1, tp, options.kernel_looping);
-  const MemoryPlan fit = plan_device_memory(graph_, system.device, r.kv_capacity, 0);
+  const int64_t capacity = r.kv_capacity;
+  const bool looping = options.kernel_looping;
+  if (options.speculative) validate_speculative(*options.speculative, model);
+  auto target_step = [&](int64_t batch) { return step_graph(model, capacity, target_key(options, batch), tp, looping); };
+  graph_ = target_step(1);
+  Coresident draft_memory;
+  if (options.speculative) {
+    const SpeculativeSpec& spec = *options.speculative;
+    r.draft_model = spec.draft.name;
+    r.draft_tokens = spec.draft_tokens;
+    r.tokens_per_round = expected_tokens_per_round(spec);
+    draft_ = step_graph(spec.draft, capacity, {graph::Phase::Decode, 1, 1}, tp, looping);
+    const MemoryPlan draft_plan = plan_device_memory(*draft_, system.device, capacity, 0);
+    draft_memory = {draft_plan.weight_bytes, draft_plan.kv_bytes_per_sequence};
+  }
+  // The decode graph sizes memory: weights and KV per sequence are the same in every step.
+  const graph::Graph sizing = step_graph(model, capacity, {graph::Phase::Decode, 1, 1}, tp, looping);
+  const MemoryPlan fit = plan_device_memory(sizing, system.device, capacity, 0, draft_memory);
   if (fit.max_batch < 1)
-    throw CapacityError("not one sequence of " + std::to_string(r.kv_capacity) + " cached positions fits in " + system.name +
+    throw CapacityError("not one sequence of " + std::to_string(capacity) + " cached positions fits in " + system.name +
                         "'s HBM beside the weights");
   r.max_batch_memory = fit.max_batch;
-  r.max_batch_sram = sram_batch_limit(model, system, graph_, r.kv_capacity, tp, options.kernel_looping);
+  r.max_batch_sram = sram_batch_limit(system, graph_, target_step(2), capacity);
+  if (draft_) {
+    const graph::Graph draft_two = step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, 2, 1}, tp, looping);
+    r.max_batch_sram = std::min(r.max_batch_sram, sram_batch_limit(system, *draft_, draft_two, capacity));
+  }
   r.max_batch = std::max<int64_t>(0, std::min(r.max_batch_memory, r.max_batch_sram));
   // Not even one sequence places: pricing it says which kernel and op overflow, and by how much.
-  if (options.max_batch && r.max_batch < 1) StepPricer(system).price(graph_, r.kv_capacity, r.kv_capacity);
+  if (options.max_batch && r.max_batch < 1) {
+    StepPricer(system).price(graph_, capacity, capacity);
+    if (draft_) StepPricer(system).price(*draft_, capacity, capacity);
+  }
   r.batch = options.max_batch ? r.max_batch : options.batch;
-  plan_ = plan_device_memory(graph_, system.device, r.kv_capacity, r.batch);
-  if (r.batch > 1) graph_ = decode_graph(model, r.kv_capacity, r.batch, tp, options.kernel_looping);
+  plan_ = plan_device_memory(sizing, system.device, capacity, r.batch, draft_memory);
+  if (r.batch > 1) {
+    graph_ = target_step(r.batch);
+    if (draft_) draft_ = step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, r.batch, 1}, tp, looping);
+  }
 
   // The whole model's cache per sequence: position-split latents add up over the devices;
   // KV heads are held once each, however many devices replicate them.
@@ -91,17 +124,32 @@ SimulationResult Deployment::price(const SystemSpec& system) const {
   SimulationResult r = base_;
   // The attended positions: the whole context, or the C slots SnapStream keeps.
   r.step = StepPricer(system, plan_.expert_ddr_fraction).price(graph_, r.kv_capacity, r.kv_capacity);
-  r.step_seconds = r.step.seconds();
-  r.tokens_per_s_per_user = 1.0 / r.step_seconds;
-  r.tokens_per_s_aggregate = static_cast<double>(r.batch) / r.step_seconds;
-  r.sram_bytes_per_socket = r.step.sram_bytes;
-  r.flops_per_step = r.step.flops;
-  r.flops_per_step_dense_accounting = r.step.dense_accounting_flops;
-  r.hbm_read_bytes_per_step = r.step.hbm_bytes;
-  r.ddr_read_bytes_per_step = r.step.ddr_bytes;
-  r.pcu_utilisation = r.step.flops / (system.device.peak_flops * r.step_seconds);
-  r.pmu_utilisation = system.device.sram_bytes() > 0 ? r.step.sram_bytes / system.device.sram_bytes() : 0;
-  r.hbm_bandwidth_utilisation = r.step.hbm_bytes / (system.device.hbm_bytes_per_s * r.step_seconds);
+  double seconds = r.step.seconds(), flops = r.step.flops, dense_flops = r.step.dense_accounting_flops;
+  double hbm_bytes = r.step.hbm_bytes, ddr_bytes = r.step.ddr_bytes, sram_bytes = r.step.sram_bytes;
+  if (draft_) {
+    // The draft's weights are all in HBM (Coresident), so none of its experts stream from DDR.
+    const StepPrice draft = StepPricer(system).price(*draft_, r.kv_capacity, r.kv_capacity);
+    const double k = static_cast<double>(r.draft_tokens);
+    r.draft_step_seconds = draft.seconds();
+    r.verify_step_seconds = r.step.seconds();
+    seconds += k * draft.seconds();
+    flops += k * draft.flops;
+    dense_flops += k * draft.dense_accounting_flops;
+    hbm_bytes += k * draft.hbm_bytes;
+    ddr_bytes += k * draft.ddr_bytes;
+    sram_bytes = std::max(sram_bytes, draft.sram_bytes);
+  }
+  r.step_seconds = seconds;
+  r.tokens_per_s_per_user = r.tokens_per_round / seconds;
+  r.tokens_per_s_aggregate = static_cast<double>(r.batch) * r.tokens_per_round / seconds;
+  r.sram_bytes_per_socket = sram_bytes;
+  r.flops_per_step = flops;
+  r.flops_per_step_dense_accounting = dense_flops;
+  r.hbm_read_bytes_per_step = hbm_bytes;
+  r.ddr_read_bytes_per_step = ddr_bytes;
+  r.pcu_utilisation = flops / (system.device.peak_flops * seconds);
+  r.pmu_utilisation = system.device.sram_bytes() > 0 ? sram_bytes / system.device.sram_bytes() : 0;
+  r.hbm_bandwidth_utilisation = hbm_bytes / (system.device.hbm_bytes_per_s * seconds);
   return r;
 }
 

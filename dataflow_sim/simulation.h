@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "dataflow_sim/hardware_spec.h"
 #include "dataflow_sim/memory_plan.h"
+#include "dataflow_sim/speculative.h"
 #include "dataflow_sim/step_pricer.h"
 #include "graph/ir.h"
 #include "graph/model_shape.h"
@@ -21,6 +23,9 @@ struct SimulationOptions {
   int64_t kv_capacity = 0;     // SnapStream's C; 0 keeps the full cache (capacity = context)
   bool kernel_looping = true;
   int32_t tp = 0;              // tensor-parallel devices; 0 uses every device of the system
+  // A draft model proposing tokens the target verifies; its cache has the target's capacity
+  // and it runs on the same devices with the same tensor parallelism.
+  std::optional<SpeculativeSpec> speculative;
 };
 
 struct SimulationResult {
@@ -34,7 +39,7 @@ struct SimulationResult {
   int64_t max_batch = 0;               // the smaller of the two limits below
   int64_t max_batch_memory = 0;        // sequences whose KV fits HBM beside the weights
   int64_t max_batch_sram = 0;          // rows whose activations still fit each kernel's SRAM
-  double step_seconds = 0;
+  double step_seconds = 0;             // one decode step; with speculation, one round
   double tokens_per_s_per_user = 0;
   double tokens_per_s_aggregate = 0;
   double kv_bytes_per_sequence = 0;    // the whole model's, over all devices
@@ -51,7 +56,14 @@ struct SimulationResult {
   double pcu_utilisation = 0;          // achieved FLOPs over peak, during the step
   double pmu_utilisation = 0;          // SRAM placed over SRAM present
   double hbm_bandwidth_utilisation = 0;
-  StepPrice step;
+  // Speculative decoding (draft_tokens 0 when off): a round is draft_tokens draft steps and one
+  // verify step of the target over draft_tokens + 1 positions per sequence.
+  std::string draft_model;
+  int64_t draft_tokens = 0;
+  double tokens_per_round = 1;
+  double draft_step_seconds = 0;
+  double verify_step_seconds = 0;
+  StepPrice step;                      // the target's step: the verify step with speculation
 };
 
 // A model deployed on a system: its decode graph built and its memory planned once, priced
@@ -68,7 +80,8 @@ class Deployment {
  private:
   SimulationResult base_;
   MemoryPlan plan_;
-  graph::Graph graph_;
+  graph::Graph graph_;                 // the target's decode step, or its verify step
+  std::optional<graph::Graph> draft_;  // the draft's decode step
 };
 
 SimulationResult simulate(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options);

@@ -119,6 +119,15 @@ std::vector<std::string> slice(const std::vector<Item>& items, int64_t first, in
   return std::vector<std::string>(items.begin() + first, items.begin() + first + count);
 }
 
+// An answer as it follows its question: a space, the text, a full stop. Appended rather than
+// " " + text + ".": GCC 12 warns falsely (-Wrestrict) on that operator+ chain.
+std::string answer_text(const std::string& body) {
+  std::string answer = " ";
+  answer += body;
+  answer += ".";
+  return answer;
+}
+
 TaskText task_text(RetrievalTask task, int64_t units, Draws& draws) {
   TaskText text;
   switch (task) {
@@ -130,7 +139,7 @@ TaskText task_text(RetrievalTask task, int64_t units, Draws& draws) {
         const std::string name(names[static_cast<size_t>(i)]);
         const auto& value = values[static_cast<size_t>(i)];
         text.groups.push_back({number_fact(name, value)});
-        text.questions.push_back({"What is the secret number of " + name + "? The secret number of " + name + " is", " " + value + "."});
+        text.questions.push_back({"What is the secret number of " + name + "? The secret number of " + name + " is", answer_text(value)});
       }
       break;
     }
@@ -142,7 +151,7 @@ TaskText task_text(RetrievalTask task, int64_t units, Draws& draws) {
         const auto own = slice(values, i * kMultiValueFacts, kMultiValueFacts);
         auto& group = text.groups.emplace_back();
         for (const auto& value : own) group.push_back("One of the secret numbers of " + name + " is " + value + ".");
-        text.questions.push_back({"What are all the secret numbers of " + name + "? The secret numbers of " + name + " are", " " + listed(own, ", ") + "."});
+        text.questions.push_back({"What are all the secret numbers of " + name + "? The secret numbers of " + name + " are", answer_text(listed(own, ", "))});
       }
       break;
     }
@@ -153,7 +162,7 @@ TaskText task_text(RetrievalTask task, int64_t units, Draws& draws) {
       for (int64_t i = 0; i < units; ++i) {
         const auto asked_names = slice(names, i * kMultiQueryAsked, kMultiQueryAsked);
         const auto asked_values = slice(values, i * kMultiQueryAsked, kMultiQueryAsked);
-        text.questions.push_back({"What are the secret numbers of " + listed(asked_names, " and ") + "? They are", " " + listed(asked_values, " and ") + "."});
+        text.questions.push_back({"What are the secret numbers of " + listed(asked_names, " and ") + "? They are", answer_text(listed(asked_values, " and "))});
       }
       break;
     }
@@ -168,7 +177,7 @@ TaskText task_text(RetrievalTask task, int64_t units, Draws& draws) {
         group.push_back(chain_names[0] + " has the number " + value + ".");
         for (int64_t i = 1; i < kChainLength; ++i)
           group.push_back(chain_names[static_cast<size_t>(i)] + " has the same number as " + chain_names[static_cast<size_t>(i - 1)] + ".");
-        text.questions.push_back({"Who has the number " + value + "? They are", " " + listed(chain_names, ", ") + "."});
+        text.questions.push_back({"Who has the number " + value + "? They are", answer_text(listed(chain_names, ", "))});
       }
       break;
     }

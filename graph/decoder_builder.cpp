@@ -56,7 +56,7 @@ class Builder {
       emit(OpKind::MatMul, {normed}, {v}, rows(WeightKind::Wv, kv_first * hd, kv_heads * hd)).add_bias = s_.attention_bias;
       heads_of(emit(OpKind::Rope, {q, k}, {q, k}), h0, heads, kv_first, kv_heads);
       const int32_t attended = activation(sp + "attended", heads * hd);
-      const OpKind attention = g_.key.phase == Phase::Prefill ? OpKind::CausalAttention : OpKind::DecodeAttention;
+      const OpKind attention = g_.key.phase == Phase::Decode ? OpKind::DecodeAttention : OpKind::CausalAttention;
       heads_of(emit(attention, {q, k, v}, {attended}), h0, heads, kv_first, kv_heads);
       attended_parts.push_back(attended);
     }
@@ -184,6 +184,7 @@ class Builder {
   void head(int32_t x) {
     layer_ = -1;
     shard_ = 0;
+    // A prefill needs only the next token's logits; decode and verify need every row's.
     const int64_t head_rows = g_.key.phase == Phase::Prefill ? g_.key.batch : rows_;
     const int32_t normed = add(Tensor{"final.normed", {head_rows, s_.dim}});
     emit(OpKind::RmsNorm, {x}, {normed}, WeightSlice{WeightKind::FinalNorm}).last_row_only = g_.key.phase == Phase::Prefill;

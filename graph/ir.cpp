@@ -3,7 +3,14 @@
 
 namespace snapstream::graph {
 
-std::string_view phase_name(Phase phase) { return phase == Phase::Prefill ? "prefill" : "decode"; }
+std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::Prefill: return "prefill";
+    case Phase::Decode: return "decode";
+    case Phase::Verify: return "verify";
+  }
+  return "unknown";
+}
 
 std::string_view weight_kind_name(WeightKind kind) {
   switch (kind) {

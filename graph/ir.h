@@ -12,13 +12,15 @@
 
 namespace snapstream::graph {
 
-enum class Phase : uint8_t { Prefill, Decode };
+// Verify: k+1 new positions per sequence attending its cache, with logits for every one of
+// them, as the target model of speculative decoding checks a draft (priced, not yet served).
+enum class Phase : uint8_t { Prefill, Decode, Verify };
 std::string_view phase_name(Phase phase);
 
 struct GraphKey {
   Phase phase = Phase::Decode;
   int64_t batch = 1;   // sequences (decode) — padded up to this bucket
-  int64_t length = 1;  // tokens per sequence in this graph (prefill bucket; 1 for decode)
+  int64_t length = 1;  // tokens per sequence in this graph (prefill bucket, verify positions; 1 for decode)
   bool operator==(const GraphKey&) const = default;
 };
 

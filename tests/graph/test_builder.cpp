@@ -44,6 +44,17 @@ TEST_CASE("a prefill graph attends causally and keeps one row of logits", "[grap
   CHECK(g.tensors[0].shape == std::vector<int64_t>{128, 64});
 }
 
+TEST_CASE("a verify graph attends causally and keeps logits for every position it checks", "[graph]") {
+  // Two sequences, each checking four draft tokens plus the position before them.
+  const Graph g = build_decoder_graph(stories_shape(), {Phase::Verify, 2, 5});
+  CHECK(count(g, OpKind::CausalAttention) == 5);
+  CHECK(count(g, OpKind::DecodeAttention) == 0);
+  const Tensor& logits = g.tensors[static_cast<size_t>(g.ops.back().outputs[0])];
+  CHECK(logits.shape == std::vector<int64_t>{10, 512});
+  for (const Op& op : g.flattened()) CHECK_FALSE(op.last_row_only);
+  CHECK(phase_name(Phase::Verify) == "verify");
+}
+
 TEST_CASE("tensor parallelism splits heads and MLP columns and all-reduces twice per layer", "[graph]") {
   const int32_t shards = GENERATE(2, 4);
   const Graph g = build_decoder_graph(stories_shape(), {Phase::Decode, 1, 1}, shards);
