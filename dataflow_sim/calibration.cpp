@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -16,11 +17,12 @@ namespace {
 
 using nlohmann::json;
 
-enum class Metric { PerUser, Aggregate, LoopingSpeedup, SpeedupOverBaseline };
+enum class Metric { PerUser, Aggregate, HbmBandwidthUtilisation, LoopingSpeedup, SpeedupOverBaseline };
 
 Metric parse_metric(const std::string& name) {
   if (name == "tokens_per_s_per_user") return Metric::PerUser;
   if (name == "tokens_per_s_aggregate") return Metric::Aggregate;
+  if (name == "hbm_bandwidth_utilisation") return Metric::HbmBandwidthUtilisation;
   if (name == "kernel_looping_speedup") return Metric::LoopingSpeedup;
   if (name == "speedup_over_baseline") return Metric::SpeedupOverBaseline;
   throw SpecError("unknown calibration metric '" + name + "'");
@@ -30,10 +32,12 @@ Metric parse_metric(const std::string& name) {
 struct Leg {
   std::shared_ptr<Deployment> deployment;
   SystemSpec system;
+  std::string draft;               // a speculative run's draft whose acceptance is calibrated, or empty
 };
 
 struct Run {
   std::vector<Leg> legs;  // PerUser/Aggregate: one; the speedups: the measured one, then its reference
+  std::string label;
 };
 
 struct Row {
@@ -42,18 +46,66 @@ struct Row {
   std::vector<Run> runs;
 };
 
+// The field `key` names on a system, or null when the simulator reads no such value.
+double* calibrated_field(SystemSpec& s, const std::string& key) {
+  DeviceSpec& d = s.device;
+  if (key == "hbm_efficiency") return &d.hbm_efficiency;
+  if (key == "ddr_efficiency") return &d.ddr_efficiency;
+  if (key == "compute_efficiency") return &d.compute_efficiency;
+  if (key == "kernel_call_seconds") return &d.kernel_call_seconds;
+  if (key == "stage_fill_seconds") return &d.stage_fill_seconds;
+  if (key == "link_latency_s") return &s.link_latency_s;
+  if (key == "link_bytes_per_s") return &s.link_bytes_per_s;
+  return nullptr;
+}
+
+CalibratedParameter parse_parameter(const json& p) {
+  CalibratedParameter parameter;
+  parameter.device = p.value("device", "");
+  parameter.draft = p.value("draft", "");
+  parameter.key = p.at("key").get<std::string>();
+  parameter.values = p.at("values").get<std::vector<double>>();
+  if (parameter.values.empty()) throw SpecError("calibrated parameter '" + parameter.key + "' has no values to try");
+  if (parameter.device.empty() == parameter.draft.empty())
+    throw SpecError("calibrated parameter '" + parameter.key + "' names neither or both of a device and a draft");
+  if (!parameter.draft.empty()) {
+    if (parameter.key != "acceptance") throw SpecError("a draft's calibrated parameter is its 'acceptance', not '" + parameter.key + "'");
+    parameter.value = p.at("value").get<double>();
+    for (const double a : parameter.values)
+      if (!(a >= 0 && a <= 1)) throw SpecError("the acceptance rates " + parameter.draft + " may try must lie in [0, 1]");
+  } else {
+    SystemSpec probe;
+    if (calibrated_field(probe, parameter.key) == nullptr) throw SpecError("'" + parameter.key + "' is not a calibrated value");
+  }
+  return parameter;
+}
+
+// ", 3.41 tokens per round": what a speculative run yields.
+std::string tokens_per_round_text(double tokens) {
+  char text[48];
+  std::snprintf(text, sizeof text, ", %.2f tokens per round", tokens);
+  return text;
+}
+
+std::string run_label(const graph::ModelShape& m, const SystemSpec& s, const SimulationOptions& o, const nlohmann::json& spec) {
+  std::string label = m.name + " on " + s.name;
+  if (spec.contains("baseline")) label += " against " + spec["baseline"].get<std::string>();
+  label += o.max_batch ? ", largest batch" : ", batch " + std::to_string(o.batch);
+  if (o.tp > 0) label += ", TP " + std::to_string(o.tp);
+  if (o.speculative) label += ", drafted by " + o.speculative->draft.name + " (k=" + std::to_string(o.speculative->draft_tokens) + ")";
+  return label;
+}
+
 }  // namespace
 
+std::string CalibratedParameter::label() const {
+  return draft.empty() ? device + " " + key : draft + " draft " + key;
+}
+
 bool set_calibrated_value(SystemSpec& s, const std::string& key, double value) {
-  DeviceSpec& d = s.device;
-  if (key == "hbm_efficiency") d.hbm_efficiency = value;
-  else if (key == "ddr_efficiency") d.ddr_efficiency = value;
-  else if (key == "compute_efficiency") d.compute_efficiency = value;
-  else if (key == "kernel_call_seconds") d.kernel_call_seconds = value;
-  else if (key == "stage_fill_seconds") d.stage_fill_seconds = value;
-  else if (key == "link_latency_s") s.link_latency_s = value;
-  else if (key == "link_bytes_per_s") s.link_bytes_per_s = value;
-  else return false;
+  double* field = calibrated_field(s, key);
+  if (field == nullptr) return false;
+  *field = value;
   return true;
 }
 
@@ -78,14 +130,7 @@ Calibration::Calibration(const std::filesystem::path& file, const std::filesyste
   try {
     prepared_->goal = c.at("tolerance").at("goal").get<double>();
     prepared_->limit = c.at("tolerance").at("limit").get<double>();
-    for (const json& p : c.at("parameters")) {
-      CalibratedParameter parameter{p.at("device").get<std::string>(), p.at("key").get<std::string>(),
-                                    p.at("values").get<std::vector<double>>()};
-      SystemSpec probe;
-      if (!set_calibrated_value(probe, parameter.key, 0) || parameter.values.empty())
-        throw SpecError("parameter '" + parameter.key + "' is not a calibrated value, or has no values to try");
-      prepared_->parameters.push_back(std::move(parameter));
-    }
+    for (const json& p : c.at("parameters")) prepared_->parameters.push_back(parse_parameter(p));
     auto model = [&](const std::string& name) { return graph::read_model_config(configs / "models" / (name + ".json")); };
     auto system = [&](const std::string& name) { return load_system(configs / "hardware" / (name + ".json")); };
     for (const json& r : c.at("rows")) {
@@ -95,6 +140,7 @@ Calibration::Calibration(const std::filesystem::path& file, const std::filesyste
       row.header.fit = r.value("fit", false);
       row.header.published = r.at("published").get<double>();
       row.metric = parse_metric(r.at("metric").get<std::string>());
+      row.header.mechanisms = r.value("mechanisms", "");
       for (const json& spec : r.at("runs")) {
         SimulationOptions o;
         o.context = spec.at("context").get<int64_t>();
@@ -102,19 +148,39 @@ Calibration::Calibration(const std::filesystem::path& file, const std::filesyste
         o.max_batch = batch == "max";
         o.batch = o.max_batch ? 1 : std::stoll(batch);
         o.kv_capacity = spec.value("full_cache", false) ? 0 : spec.value("kv_capacity", int64_t{0});
+        o.tp = spec.value("tp", 0);
         const graph::ModelShape m = model(spec.at("model").get<std::string>());
         const SystemSpec s = system(spec.at("system").get<std::string>());
-        const std::string label = m.name + " on " + s.name + (spec.contains("baseline") ? " against " + spec["baseline"].get<std::string>() : "");
+        std::string calibrated_draft;
+        if (spec.contains("speculative")) {
+          const json& d = spec["speculative"];
+          const std::string draft = d.at("draft").get<std::string>();
+          std::vector<double> acceptance;
+          if (d.contains("acceptance")) {
+            acceptance = {d["acceptance"].get<double>()};
+          } else {
+            const auto& ps = prepared_->parameters;
+            const auto found = std::find_if(ps.begin(), ps.end(), [&](const CalibratedParameter& p) { return p.draft == draft; });
+            if (found == ps.end())
+              throw SpecError("the speculative run of '" + m.name + "' drafted by " + draft +
+                              " states no acceptance, and no parameter calibrates that draft's");
+            acceptance = {found->value};
+            calibrated_draft = draft;
+          }
+          o.speculative = SpeculativeSpec{model(draft), d.at("draft_tokens").get<int64_t>(), acceptance};
+        }
+        const std::string label = run_label(m, s, o, spec);
         try {
           Run run;
-          run.legs.push_back({std::make_shared<Deployment>(m, s, o), s});
+          run.label = label;
+          run.legs.push_back({std::make_shared<Deployment>(m, s, o), s, calibrated_draft});
           if (row.metric == Metric::LoopingSpeedup) {
             SimulationOptions unlooped = o;
             unlooped.kernel_looping = false;
-            run.legs.push_back({std::make_shared<Deployment>(m, s, unlooped), s});
+            run.legs.push_back({std::make_shared<Deployment>(m, s, unlooped), s, calibrated_draft});
           } else if (row.metric == Metric::SpeedupOverBaseline) {
             const SystemSpec baseline = system(spec.at("baseline").get<std::string>());
-            run.legs.push_back({std::make_shared<Deployment>(m, baseline, o), baseline});
+            run.legs.push_back({std::make_shared<Deployment>(m, baseline, o), baseline, calibrated_draft});
           }
           row.runs.push_back(std::move(run));
         } catch (const CapacityError& e) {
@@ -135,15 +201,38 @@ const std::vector<CalibratedParameter>& Calibration::parameters() const { return
 double Calibration::goal() const { return prepared_->goal; }
 double Calibration::limit() const { return prepared_->limit; }
 
-std::vector<CalibrationRowResult> Calibration::evaluate() const { return evaluate({}); }
+std::vector<double> Calibration::current_values() const {
+  std::vector<double> values;
+  for (const CalibratedParameter& p : prepared_->parameters) {
+    double value = p.draft.empty() ? p.values.front() : p.value;
+    if (p.draft.empty())
+      for (const Row& row : prepared_->rows)
+        for (const Run& run : row.runs)
+          for (const Leg& leg : run.legs)
+            if (leg.system.device.name == p.device) {
+              SystemSpec system = leg.system;
+              value = *calibrated_field(system, p.key);
+            }
+    values.push_back(value);
+  }
+  return values;
+}
+
+std::vector<CalibrationRowResult> Calibration::evaluate() const { return evaluate(current_values()); }
 
 std::vector<CalibrationRowResult> Calibration::evaluate(const std::vector<double>& values) const {
   const auto& parameters = prepared_->parameters;
+  if (values.size() != parameters.size())
+    throw SpecError("calibration needs " + std::to_string(parameters.size()) + " values, one per parameter, not " +
+                    std::to_string(values.size()));
   auto priced = [&](const Leg& leg) {
     SystemSpec system = leg.system;
-    for (size_t i = 0; i < values.size() && i < parameters.size(); ++i)
-      if (system.device.name == parameters[i].device) set_calibrated_value(system, parameters[i].key, values[i]);
-    return leg.deployment->price(system);
+    std::optional<double> acceptance;
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      if (parameters[i].draft.empty() && system.device.name == parameters[i].device) set_calibrated_value(system, parameters[i].key, values[i]);
+      if (!leg.draft.empty() && parameters[i].draft == leg.draft) acceptance = values[i];
+    }
+    return leg.deployment->price(system, acceptance);
   };
   std::vector<CalibrationRowResult> results;
   for (const Row& row : prepared_->rows) {
@@ -155,38 +244,21 @@ std::vector<CalibrationRowResult> Calibration::evaluate(const std::vector<double
       switch (row.metric) {
         case Metric::PerUser: value = measured.tokens_per_s_per_user; break;
         case Metric::Aggregate: value = measured.tokens_per_s_aggregate; break;
+        case Metric::HbmBandwidthUtilisation: value = measured.hbm_bandwidth_utilisation; break;
         case Metric::LoopingSpeedup:
         case Metric::SpeedupOverBaseline: value = priced(run.legs.back()).step_seconds / measured.step_seconds; break;
       }
-      best = std::max(best, value);
+      if (value > best) {
+        best = value;
+        result.best_run = run.label;
+        if (measured.draft_tokens > 0) result.best_run += tokens_per_round_text(measured.tokens_per_round);
+      }
     }
     result.emulated = best;
     result.error = (best - result.published) / result.published;
     results.push_back(std::move(result));
   }
   return results;
-}
-
-FitResult Calibration::fit() const {
-  const auto& parameters = prepared_->parameters;
-  FitResult best;
-  best.worst_error = INFINITY;
-  // Every point of the grid, counted like an odometer.
-  std::vector<size_t> index(parameters.size(), 0);
-  std::vector<double> trial(parameters.size());
-  for (bool done = parameters.empty(); !done;) {
-    for (size_t i = 0; i < parameters.size(); ++i) trial[i] = parameters[i].values[index[i]];
-    double worst = 0;
-    for (const auto& r : evaluate(trial))
-      if (r.fit) worst = std::max(worst, std::abs(r.error));
-    if (worst < best.worst_error) best = {trial, worst};
-    done = true;
-    for (size_t i = 0; i < index.size() && done; ++i) {
-      if (++index[i] < parameters[i].values.size()) done = false;
-      else index[i] = 0;
-    }
-  }
-  return best;
 }
 
 }  // namespace snapstream::dataflow_sim

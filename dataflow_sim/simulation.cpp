@@ -75,6 +75,7 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
   Coresident draft_memory;
   if (options.speculative) {
     const SpeculativeSpec& spec = *options.speculative;
+    speculative_ = spec;
     r.draft_model = spec.draft.name;
     r.draft_tokens = spec.draft_tokens;
     r.tokens_per_round = expected_tokens_per_round(spec);
@@ -120,8 +121,14 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
   r.expert_ddr_fraction = plan_.expert_ddr_fraction;
 }
 
-SimulationResult Deployment::price(const SystemSpec& system) const {
+SimulationResult Deployment::price(const SystemSpec& system, std::optional<double> acceptance) const {
   SimulationResult r = base_;
+  if (speculative_ && acceptance) {
+    SpeculativeSpec spec = *speculative_;
+    spec.acceptance = {*acceptance};
+    validate_speculative(spec, spec.draft);
+    r.tokens_per_round = expected_tokens_per_round(spec);
+  }
   // The attended positions: the whole context, or the C slots SnapStream keeps.
   r.step = StepPricer(system, plan_.expert_ddr_fraction).price(graph_, r.kv_capacity, r.kv_capacity);
   double seconds = r.step.seconds(), flops = r.step.flops, dense_flops = r.step.dense_accounting_flops;

@@ -74,14 +74,16 @@ class Deployment {
   Deployment(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options);
 
   // `system` must be the one the deployment was planned on, or a copy with other calibrated
-  // values. Throws PlacementError when a kernel does not fit SRAM.
-  SimulationResult price(const SystemSpec& system) const;
+  // values. `acceptance`, with speculation, replaces the draft's acceptance by one rate for
+  // every position (calibration fits it). Throws PlacementError when a kernel does not fit SRAM.
+  SimulationResult price(const SystemSpec& system, std::optional<double> acceptance = std::nullopt) const;
 
  private:
   SimulationResult base_;
   MemoryPlan plan_;
   graph::Graph graph_;                 // the target's decode step, or its verify step
   std::optional<graph::Graph> draft_;  // the draft's decode step
+  std::optional<SpeculativeSpec> speculative_;
 };
 
 SimulationResult simulate(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options);
