@@ -30,6 +30,10 @@ struct SimulateArgs {
   std::string speculative;           // the draft model's config
   int64_t draft_tokens = 4;
   std::vector<double> acceptance;
+  std::string expert_placement = "column";
+  double router_skew = 0;
+  int64_t replicated_experts = 0;
+  uint64_t routing_seed = 1;
 };
 
 // Median wall time of pricing the already-built deployment (graph compiled, memory planned),
@@ -68,6 +72,10 @@ dataflow_sim::SimulationOptions options_from(const SimulateArgs& a) {
     if (a.acceptance.empty()) throw runtime::ConfigError("--speculative needs --acceptance: the chance each draft token is accepted");
     o.speculative = dataflow_sim::SpeculativeSpec{load_model_config(a.speculative), a.draft_tokens, a.acceptance};
   }
+  o.experts.placement = dataflow_sim::parse_expert_placement(a.expert_placement);
+  o.experts.router_skew = a.router_skew;
+  o.experts.replicated_experts = a.replicated_experts;
+  o.experts.seed = a.routing_seed;
   return o;
 }
 
@@ -120,6 +128,14 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--acceptance", args->acceptance,
                   "the chance a draft token is accepted once the earlier ones were: one value, or k comma-separated (one per position)")
       ->delimiter(',')->needs(draft);
+  cmd->add_option("--expert-placement", args->expert_placement,
+                  "mixture of experts: 'column' (every socket a column slice of every expert) or 'expert' (whole experts per socket)")
+      ->check(CLI::IsMember({"column", "expert"}))->capture_default_str();
+  cmd->add_option("--router-skew", args->router_skew, "Zipf exponent of expert popularity: 0 is a uniform router")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--replicated-experts", args->replicated_experts, "with --expert-placement expert: the most popular experts every socket holds")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--routing-seed", args->routing_seed, "seed of the sampled routings and of which experts are popular")->capture_default_str();
   cmd->add_option("--out", args->sweep.out, "sweep output prefix: writes PREFIX.csv and PREFIX.png")->capture_default_str();
   cmd->callback([args] { run(*args); });
 }

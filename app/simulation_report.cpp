@@ -27,6 +27,15 @@ nlohmann::json speculative_json(const SimulationResult& r) {
           {"verify_step_seconds", r.verify_step_seconds}};
 }
 
+nlohmann::json experts_json(const SimulationResult& r) {
+  if (r.expert_placement.empty()) return nullptr;
+  return {{"placement", r.expert_placement},
+          {"router_skew", r.router_skew},
+          {"replicated_experts", r.replicated_experts},
+          {"busiest_experts_read_per_layer", r.busiest_experts_read},
+          {"busiest_token_experts_per_layer", r.busiest_token_experts}};
+}
+
 }  // namespace
 
 nlohmann::json simulation_json(const SimulationResult& r) {
@@ -66,6 +75,7 @@ nlohmann::json simulation_json(const SimulationResult& r) {
           {"hbm_bandwidth_utilisation", r.hbm_bandwidth_utilisation},
           {"breakdown", breakdown_json(r.step.time)},
           {"speculative", speculative_json(r)},
+          {"experts", experts_json(r)},
           {"kernels", kernels}};
 }
 
@@ -79,6 +89,11 @@ std::string simulation_table(const SimulationResult& r) {
   if (r.draft_tokens > 0)
     out += fmt::format("  speculative: {} drafts {} tokens a round ({} each), verify step {}; {:.2f} tokens per round expected\n",
                        r.draft_model, r.draft_tokens, us(r.draft_step_seconds), us(r.verify_step_seconds), r.tokens_per_round);
+  if (!r.expert_placement.empty())
+    out += fmt::format("  experts: {} placement, router skew {:g}, {} replicated; the busiest socket reads {:.2f} experts' weights and "
+                       "computes {:.1f} token-expert pairs per MoE layer\n",
+                       r.expert_placement == "column" ? "column-split" : "expert-parallel", r.router_skew, r.replicated_experts,
+                       r.busiest_experts_read, r.busiest_token_experts);
   const TimeBreakdown& t = r.step.time;
   out += fmt::format("  {}time: streaming {} (compute {}, memory {}, on-chip network {}), collectives {}, sync {} over {} kernel calls, fill {}\n",
                      r.draft_tokens > 0 ? "verify " : "", us(t.streaming), us(t.compute), us(t.memory), us(t.network), us(t.collective), us(t.sync), r.step.kernel_calls,
@@ -103,15 +118,15 @@ std::string simulation_table(const SimulationResult& r) {
 std::string simulation_csv_header() {
   return "model,system,tp,context,kv_capacity,kernel_looping,batch,max_batch,step_seconds,tokens_per_s_per_user,"
          "tokens_per_s_aggregate,kv_bytes_per_sequence,weight_bytes_per_socket,hbm_bytes_per_socket,ddr_bytes_per_socket,"
-         "sram_bytes_per_socket,draft_model,draft_tokens,tokens_per_round\n";
+         "sram_bytes_per_socket,draft_model,draft_tokens,tokens_per_round,expert_placement,router_skew,replicated_experts\n";
 }
 
 std::string simulation_csv_row(const SimulationResult& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{:.6g}\n", r.model,
+  return fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{:.6g},{},{:g},{}\n", r.model,
                      r.system, r.tp, r.context, r.kv_capacity, r.kernel_looping ? 1 : 0, r.batch, r.max_batch, r.step_seconds,
                      r.tokens_per_s_per_user, r.tokens_per_s_aggregate, r.kv_bytes_per_sequence, r.weight_bytes_per_socket,
                      r.hbm_bytes_per_socket, r.ddr_bytes_per_socket, r.sram_bytes_per_socket, r.draft_model, r.draft_tokens,
-                     r.tokens_per_round);
+                     r.tokens_per_round, r.expert_placement, r.router_skew, r.replicated_experts);
 }
 
 }  // namespace snapstream::app

@@ -21,11 +21,11 @@ std::string gib(double bytes) {
 }  // namespace
 
 MemoryPlan plan_device_memory(const graph::Graph& graph, const DeviceSpec& device, int64_t capacity, int64_t batch,
-                              const Coresident& also) {
+                              const Coresident& also, const ExpertLoad* experts) {
   MemoryPlan plan;
   for (const graph::Op& op : graph.flattened()) {
     if (op.shard != 0) continue;
-    const OpCost c = op_cost(graph, op, device, 0, capacity);
+    const OpCost c = op_cost(graph, op, device, 0, capacity, experts);
     plan.weight_bytes += c.resident_bytes;
     if (op.kind == graph::OpKind::MoeExperts) plan.expert_bytes += c.resident_bytes;
     plan.kv_bytes_per_sequence += c.kv_held_per_sequence;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "dataflow_sim/expert_routing.h"
 #include "dataflow_sim/hardware_spec.h"
 #include "graph/ir.h"
 
@@ -35,8 +36,9 @@ struct Coresident {
 // `graph`: any decode graph of the deployment (weights and KV per sequence do not depend on
 // its batch). Throws CapacityError when the every-step weights exceed HBM, the spilled
 // experts exceed DDR, or `batch` sequences do not fit. MemoryPlan's weight and KV figures are
-// the target's alone; hbm_bytes, max_batch and the expert spill count `also` too.
+// the target's alone; hbm_bytes, max_batch and the expert spill count `also` too. `experts`:
+// the routed experts each device holds when not a column slice of each (see op_cost).
 MemoryPlan plan_device_memory(const graph::Graph& graph, const DeviceSpec& device, int64_t capacity, int64_t batch,
-                              const Coresident& also = {});
+                              const Coresident& also = {}, const ExpertLoad* experts = nullptr);
 
 }  // namespace snapstream::dataflow_sim

@@ -37,7 +37,8 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 }  // namespace
 
-OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& device, int64_t extent, int64_t capacity) {
+OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& device, int64_t extent, int64_t capacity,
+               const ExpertLoad* load) {
   const Sizes z{g, device};
   const graph::ModelShape& s = g.shape;
   const bool decode = g.key.phase == graph::Phase::Decode;
@@ -114,15 +115,15 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
       break;
     }
     case OpKind::MoeExperts: {
-      const double m = z.rows(op.inputs[0]), width = static_cast<double>(op.weight.row_end - op.weight.row_begin);
-      const double experts = static_cast<double>(s.moe.routed_experts), top = static_cast<double>(s.moe.experts_per_token);
-      // Expected distinct experts m tokens touch when each picks `top` of them evenly.
-      const double touched = experts * (1 - std::pow(1 - top / experts, m));
-      const double per_expert = 2 * z.weight_rows(width, s.dim) + z.weight_rows(static_cast<double>(s.dim), static_cast<int64_t>(width));
-      c.flops = c.dense_accounting_flops = m * top * 6 * static_cast<double>(s.dim) * width;
-      c.expert_bytes = touched * per_expert;
-      c.resident_bytes = experts * per_expert;
-      c.tile_bytes = 3 * z.weight_tile(width, s.dim);
+      // Counted in whole experts: the column slice this op holds is 1/shards of each.
+      const ExpertLoad uniform = load != nullptr ? ExpertLoad{} : busiest_device_load(s, static_cast<int64_t>(z.rows(op.inputs[0])), g.shards, {}, device);
+      const ExpertLoad& l = load != nullptr ? *load : uniform;
+      const int64_t whole = s.moe.expert_hidden_dim;
+      c.flops = c.dense_accounting_flops = l.token_experts * 6 * static_cast<double>(s.dim) * static_cast<double>(whole);
+      c.expert_bytes = l.experts_read * expert_weight_bytes(s, whole);
+      c.resident_bytes = l.experts_held * expert_weight_bytes(s, whole);
+      const double tile_width = l.whole_experts ? static_cast<double>(whole) : static_cast<double>(op.weight.row_end - op.weight.row_begin);
+      c.tile_bytes = 3 * z.weight_tile(tile_width, s.dim);
       break;
     }
     case OpKind::AllReduce:

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "dataflow_sim/expert_routing.h"
 #include "dataflow_sim/hardware_spec.h"
 #include "graph/ir.h"
 
@@ -29,7 +30,10 @@ struct OpCost {
 };
 
 // `extent`: cached positions each sequence attends (decode), or positions before the chunk
-// (prefill). `capacity`: positions a sequence's cache holds.
-OpCost op_cost(const graph::Graph& graph, const graph::Op& op, const DeviceSpec& device, int64_t extent, int64_t capacity);
+// (prefill). `capacity`: positions a sequence's cache holds. `experts`, when given, is the
+// busiest device's share of a routed-expert op (placement and router skew); without it the
+// op's column slice of every expert is priced under a uniform router.
+OpCost op_cost(const graph::Graph& graph, const graph::Op& op, const DeviceSpec& device, int64_t extent, int64_t capacity,
+               const ExpertLoad* experts = nullptr);
 
 }  // namespace snapstream::dataflow_sim

@@ -32,9 +32,10 @@ graph::GraphKey target_key(const SimulationOptions& options, int64_t batch) {
 // The largest batch whose kernels still place: a kernel's SRAM is its tiles, which do not
 // depend on the batch, plus activations, which grow by the same bytes with every sequence.
 // `one` and `two` are the same step at batch 1 and 2.
-int64_t sram_batch_limit(const SystemSpec& system, const graph::Graph& one, const graph::Graph& two, int64_t capacity) {
+int64_t sram_batch_limit(const SystemSpec& system, const graph::Graph& one, const graph::Graph& two, int64_t capacity,
+                         const std::optional<ExpertLoad>& experts) {
   if (system.device.execution != ExecutionModel::FusedLayers) return std::numeric_limits<int64_t>::max();
-  const StepPricer sizing(system, 0, false);
+  const StepPricer sizing(system, 0, false, experts);
   const StepPrice p1 = sizing.price(one, capacity, capacity);
   const StepPrice p2 = sizing.price(two, capacity, capacity);
   int64_t limit = std::numeric_limits<int64_t>::max();
@@ -44,6 +45,13 @@ int64_t sram_batch_limit(const SystemSpec& system, const graph::Graph& one, cons
     if (per_row > 0) limit = std::min(limit, static_cast<int64_t>(std::floor((system.device.sram_bytes() - fixed) / per_row)));
   }
   return limit;
+}
+
+// The routed-expert load of a step of `tokens` new positions, or none for a dense model.
+std::optional<ExpertLoad> expert_load(const graph::ModelShape& model, int64_t tokens, int32_t tp, const SimulationOptions& options,
+                                      const SystemSpec& system) {
+  if (!model.moe.enabled()) return std::nullopt;
+  return busiest_device_load(model, tokens, tp, options.experts, system.device);
 }
 
 }  // namespace
@@ -70,6 +78,16 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
   const int64_t capacity = r.kv_capacity;
   const bool looping = options.kernel_looping;
   if (options.speculative) validate_speculative(*options.speculative, model);
+  if (model.moe.enabled()) {
+    validate_expert_routing(options.experts, model.moe);
+    r.expert_placement = expert_placement_name(options.experts.placement);
+    r.router_skew = options.experts.router_skew;
+    r.replicated_experts = options.experts.replicated_experts;
+  }
+  // New positions per sequence in the target's step, and the experts they load (at batch 1
+  // for sizing: what a device holds does not depend on the batch).
+  const int64_t length = options.speculative ? options.speculative->draft_tokens + 1 : 1;
+  experts_ = expert_load(model, length, tp, options, system);
   auto target_step = [&](int64_t batch) { return step_graph(model, capacity, target_key(options, batch), tp, looping); };
   graph_ = target_step(1);
   Coresident draft_memory;
@@ -80,32 +98,42 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
     r.draft_tokens = spec.draft_tokens;
     r.tokens_per_round = expected_tokens_per_round(spec);
     draft_ = step_graph(spec.draft, capacity, {graph::Phase::Decode, 1, 1}, tp, looping);
-    const MemoryPlan draft_plan = plan_device_memory(*draft_, system.device, capacity, 0);
+    draft_experts_ = expert_load(spec.draft, 1, tp, options, system);
+    const MemoryPlan draft_plan = plan_device_memory(*draft_, system.device, capacity, 0, {}, draft_experts_ ? &*draft_experts_ : nullptr);
     draft_memory = {draft_plan.weight_bytes, draft_plan.kv_bytes_per_sequence};
   }
   // The decode graph sizes memory: weights and KV per sequence are the same in every step.
   const graph::Graph sizing = step_graph(model, capacity, {graph::Phase::Decode, 1, 1}, tp, looping);
-  const MemoryPlan fit = plan_device_memory(sizing, system.device, capacity, 0, draft_memory);
+  const ExpertLoad* held = experts_ ? &*experts_ : nullptr;
+  const MemoryPlan fit = plan_device_memory(sizing, system.device, capacity, 0, draft_memory, held);
   if (fit.max_batch < 1)
     throw CapacityError("not one sequence of " + std::to_string(capacity) + " cached positions fits in " + system.name +
                         "'s HBM beside the weights");
   r.max_batch_memory = fit.max_batch;
-  r.max_batch_sram = sram_batch_limit(system, graph_, target_step(2), capacity);
+  r.max_batch_sram = sram_batch_limit(system, graph_, target_step(2), capacity, experts_);
   if (draft_) {
     const graph::Graph draft_two = step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, 2, 1}, tp, looping);
-    r.max_batch_sram = std::min(r.max_batch_sram, sram_batch_limit(system, *draft_, draft_two, capacity));
+    r.max_batch_sram = std::min(r.max_batch_sram, sram_batch_limit(system, *draft_, draft_two, capacity, draft_experts_));
   }
   r.max_batch = std::max<int64_t>(0, std::min(r.max_batch_memory, r.max_batch_sram));
   // Not even one sequence places: pricing it says which kernel and op overflow, and by how much.
   if (options.max_batch && r.max_batch < 1) {
-    StepPricer(system).price(graph_, capacity, capacity);
-    if (draft_) StepPricer(system).price(*draft_, capacity, capacity);
+    StepPricer(system, 0, true, experts_).price(graph_, capacity, capacity);
+    if (draft_) StepPricer(system, 0, true, draft_experts_).price(*draft_, capacity, capacity);
   }
   r.batch = options.max_batch ? r.max_batch : options.batch;
-  plan_ = plan_device_memory(sizing, system.device, capacity, r.batch, draft_memory);
+  plan_ = plan_device_memory(sizing, system.device, capacity, r.batch, draft_memory, held);
   if (r.batch > 1) {
     graph_ = target_step(r.batch);
-    if (draft_) draft_ = step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, r.batch, 1}, tp, looping);
+    experts_ = expert_load(model, r.batch * length, tp, options, system);
+    if (draft_) {
+      draft_ = step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, r.batch, 1}, tp, looping);
+      draft_experts_ = expert_load(options.speculative->draft, r.batch, tp, options, system);
+    }
+  }
+  if (experts_) {
+    r.busiest_experts_read = experts_->experts_read;
+    r.busiest_token_experts = experts_->token_experts;
   }
 
   // The whole model's cache per sequence: position-split latents add up over the devices;
@@ -130,12 +158,12 @@ SimulationResult Deployment::price(const SystemSpec& system, std::optional<doubl
     r.tokens_per_round = expected_tokens_per_round(spec);
   }
   // The attended positions: the whole context, or the C slots SnapStream keeps.
-  r.step = StepPricer(system, plan_.expert_ddr_fraction).price(graph_, r.kv_capacity, r.kv_capacity);
+  r.step = StepPricer(system, plan_.expert_ddr_fraction, true, experts_).price(graph_, r.kv_capacity, r.kv_capacity);
   double seconds = r.step.seconds(), flops = r.step.flops, dense_flops = r.step.dense_accounting_flops;
   double hbm_bytes = r.step.hbm_bytes, ddr_bytes = r.step.ddr_bytes, sram_bytes = r.step.sram_bytes;
   if (draft_) {
     // The draft's weights are all in HBM (Coresident), so none of its experts stream from DDR.
-    const StepPrice draft = StepPricer(system).price(*draft_, r.kv_capacity, r.kv_capacity);
+    const StepPrice draft = StepPricer(system, 0, true, draft_experts_).price(*draft_, r.kv_capacity, r.kv_capacity);
     const double k = static_cast<double>(r.draft_tokens);
     r.draft_step_seconds = draft.seconds();
     r.verify_step_seconds = r.step.seconds();

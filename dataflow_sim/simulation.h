@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dataflow_sim/expert_routing.h"
 #include "dataflow_sim/hardware_spec.h"
 #include "dataflow_sim/memory_plan.h"
 #include "dataflow_sim/speculative.h"
@@ -26,6 +27,8 @@ struct SimulationOptions {
   // A draft model proposing tokens the target verifies; its cache has the target's capacity
   // and it runs on the same devices with the same tensor parallelism.
   std::optional<SpeculativeSpec> speculative;
+  // A mixture of experts' placement and router (ignored for dense models).
+  ExpertRouting experts;
 };
 
 struct SimulationResult {
@@ -63,6 +66,13 @@ struct SimulationResult {
   double tokens_per_round = 1;
   double draft_step_seconds = 0;
   double verify_step_seconds = 0;
+  // A mixture of experts (expert_placement empty for dense models): the busiest device's
+  // share per MoE layer, in whole experts' weights read and token-expert pairs computed.
+  std::string expert_placement;
+  double router_skew = 0;
+  int64_t replicated_experts = 0;
+  double busiest_experts_read = 0;
+  double busiest_token_experts = 0;
   StepPrice step;                      // the target's step: the verify step with speculation
 };
 
@@ -84,6 +94,8 @@ class Deployment {
   graph::Graph graph_;                 // the target's decode step, or its verify step
   std::optional<graph::Graph> draft_;  // the draft's decode step
   std::optional<SpeculativeSpec> speculative_;
+  std::optional<ExpertLoad> experts_;        // the target's routed-expert load at the batch
+  std::optional<ExpertLoad> draft_experts_;  // the draft's, when it has experts
 };
 
 SimulationResult simulate(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options);

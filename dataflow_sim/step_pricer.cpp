@@ -24,8 +24,8 @@ void TimeBreakdown::add(const TimeBreakdown& o) {
   fill += o.fill;
 }
 
-StepPricer::StepPricer(const SystemSpec& system, double expert_ddr_fraction, bool enforce_sram)
-    : system_(system), expert_ddr_fraction_(expert_ddr_fraction), enforce_sram_(enforce_sram) {
+StepPricer::StepPricer(const SystemSpec& system, double expert_ddr_fraction, bool enforce_sram, std::optional<ExpertLoad> experts)
+    : system_(system), expert_ddr_fraction_(expert_ddr_fraction), enforce_sram_(enforce_sram), experts_(experts) {
   if (expert_ddr_fraction_ > 0 && system_.device.ddr_bytes_per_s <= 0)
     throw CapacityError("the weights spill out of HBM but '" + system_.device.name + "' has no DDR to hold them");
 }
@@ -41,7 +41,7 @@ KernelPrice StepPricer::price_kernel(const graph::Graph& graph, const std::vecto
   TimeBreakdown per_iteration;
   int64_t stages = 0, launches = 0;
   for (const graph::Op* op : ops) {
-    const OpCost c = op_cost(graph, *op, d, extent, capacity);
+    const OpCost c = op_cost(graph, *op, d, extent, capacity, experts_ ? &*experts_ : nullptr);
     costs.push_back(c);
     k.flops += c.flops;
     k.dense_accounting_flops += c.dense_accounting_flops;

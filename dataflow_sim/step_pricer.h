@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "dataflow_sim/expert_routing.h"
 #include "dataflow_sim/hardware_spec.h"
 #include "graph/ir.h"
 
@@ -58,8 +60,10 @@ struct StepPrice {
 class StepPricer {
  public:
   // expert_ddr_fraction: the share of routed-expert weights that live in DDR (see MemoryPlan).
-  // enforce_sram false prices kernels even when they overflow SRAM (for sizing).
-  StepPricer(const SystemSpec& system, double expert_ddr_fraction = 0, bool enforce_sram = true);
+  // enforce_sram false prices kernels even when they overflow SRAM (for sizing). `experts`: the
+  // busiest device's routed-expert load (see op_cost); none prices a uniform column split.
+  StepPricer(const SystemSpec& system, double expert_ddr_fraction = 0, bool enforce_sram = true,
+             std::optional<ExpertLoad> experts = std::nullopt);
 
   // `extent`: cached positions each sequence attends; `capacity`: positions its cache holds.
   // Throws PlacementError when a kernel does not fit SRAM.
@@ -72,6 +76,7 @@ class StepPricer {
   SystemSpec system_;
   double expert_ddr_fraction_;
   bool enforce_sram_;
+  std::optional<ExpertLoad> experts_;
 };
 
 }  // namespace snapstream::dataflow_sim
