@@ -30,6 +30,7 @@ struct SimulateArgs {
   std::string speculative;           // the draft model's config
   int64_t draft_tokens = 4;
   std::vector<double> acceptance;
+  std::string attention_parallelism = "tensor";
   std::string expert_placement = "column";
   double router_skew = 0;
   int64_t replicated_experts = 0;
@@ -72,6 +73,7 @@ dataflow_sim::SimulationOptions options_from(const SimulateArgs& a) {
     if (a.acceptance.empty()) throw runtime::ConfigError("--speculative needs --acceptance: the chance each draft token is accepted");
     o.speculative = dataflow_sim::SpeculativeSpec{load_model_config(a.speculative), a.draft_tokens, a.acceptance};
   }
+  o.attention_split = a.attention_parallelism == "data" ? graph::AttentionSplit::Sequences : graph::AttentionSplit::Heads;
   o.experts.placement = dataflow_sim::parse_expert_placement(a.expert_placement);
   o.experts.router_skew = a.router_skew;
   o.experts.replicated_experts = a.replicated_experts;
@@ -128,6 +130,10 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--acceptance", args->acceptance,
                   "the chance a draft token is accepted once the earlier ones were: one value, or k comma-separated (one per position)")
       ->delimiter(',')->needs(draft);
+  cmd->add_option("--attention-parallelism", args->attention_parallelism,
+                  "latent attention: 'tensor' (heads split, cached positions split) or 'data' (sequences split, whole caches and "
+                  "attention weights per socket)")
+      ->check(CLI::IsMember({"tensor", "data"}))->capture_default_str();
   cmd->add_option("--expert-placement", args->expert_placement,
                   "mixture of experts: 'column' (every socket a column slice of every expert) or 'expert' (whole experts per socket)")
       ->check(CLI::IsMember({"column", "expert"}))->capture_default_str();

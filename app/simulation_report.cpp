@@ -50,6 +50,7 @@ nlohmann::json simulation_json(const SimulationResult& r) {
           {"context", r.context},
           {"kv_capacity", r.kv_capacity},
           {"tp", r.tp},
+          {"attention_parallelism", r.attention_split},
           {"kernel_looping", r.kernel_looping},
           {"batch", r.batch},
           {"max_batch", r.max_batch},
@@ -80,8 +81,8 @@ nlohmann::json simulation_json(const SimulationResult& r) {
 }
 
 std::string simulation_table(const SimulationResult& r) {
-  std::string out = fmt::format("{} on {} (TP {}), context {}, cache {} positions ({}), kernel looping {}\n", r.model, r.system,
-                                r.tp, r.context, r.kv_capacity, r.kv_capacity == r.context ? "full" : "SnapStream",
+  std::string out = fmt::format("{} on {} (TP {}{}), context {}, cache {} positions ({}), kernel looping {}\n", r.model, r.system,
+                                r.tp, r.attention_split == "data" ? ", data-parallel attention" : "", r.context, r.kv_capacity, r.kv_capacity == r.context ? "full" : "SnapStream",
                                 r.kernel_looping ? "on" : "off");
   out += fmt::format("  batch {} (max {}: {} fit HBM, {} fit SRAM): {} {}, {:.1f} tokens/s per user, {:.1f} tokens/s in all\n", r.batch,
                      r.max_batch, r.max_batch_memory, r.max_batch_sram, r.draft_tokens > 0 ? "round" : "step", us(r.step_seconds),

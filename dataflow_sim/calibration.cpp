@@ -92,6 +92,9 @@ std::string run_label(const graph::ModelShape& m, const SystemSpec& s, const Sim
   if (spec.contains("baseline")) label += " against " + spec["baseline"].get<std::string>();
   label += o.max_batch ? ", largest batch" : ", batch " + std::to_string(o.batch);
   if (o.tp > 0) label += ", TP " + std::to_string(o.tp);
+  if (o.attention_split == graph::AttentionSplit::Sequences) label += ", data-parallel attention";
+  if (m.moe.enabled())
+    label += o.experts.placement == ExpertPlacement::ExpertParallel ? ", whole experts per socket" : ", experts split by columns";
   if (o.speculative) label += ", drafted by " + o.speculative->draft.name + " (k=" + std::to_string(o.speculative->draft_tokens) + ")";
   return label;
 }
@@ -149,6 +152,16 @@ Calibration::Calibration(const std::filesystem::path& file, const std::filesyste
         o.batch = o.max_batch ? 1 : std::stoll(batch);
         o.kv_capacity = spec.value("full_cache", false) ? 0 : spec.value("kv_capacity", int64_t{0});
         o.tp = spec.value("tp", 0);
+        const std::string attention = spec.value("attention_parallelism", "tensor");
+        if (attention != "tensor" && attention != "data")
+          throw SpecError("a run's attention_parallelism is 'tensor' or 'data', not '" + attention + "'");
+        o.attention_split = attention == "data" ? graph::AttentionSplit::Sequences : graph::AttentionSplit::Heads;
+        if (spec.contains("experts")) {
+          const json& e = spec["experts"];
+          o.experts.placement = parse_expert_placement(e.value("placement", "column"));
+          o.experts.router_skew = e.value("router_skew", 0.0);
+          o.experts.replicated_experts = e.value("replicated", int64_t{0});
+        }
         const graph::ModelShape m = model(spec.at("model").get<std::string>());
         const SystemSpec s = system(spec.at("system").get<std::string>());
         std::string calibrated_draft;

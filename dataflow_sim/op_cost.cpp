@@ -103,13 +103,16 @@ OpCost op_cost(const graph::Graph& g, const graph::Op& op, const DeviceSpec& dev
     case OpKind::LatentAttention: {
       const double shards = static_cast<double>(op.position_shards), cached = static_cast<double>(s.mla.cached_width());
       const double per_position = cached * z.kv_value_bytes();
+      // Split by position, every device attends every sequence; split by sequence (data
+      // parallel), a device attends its own ceil(batch / shards) with their whole caches.
+      const double sequences = ceil_div(batch, static_cast<double>(op.sequence_shards));
       const double positions = decode ? ceil_div(static_cast<double>(extent) + 1, shards) : 0;
-      const double scores = decode ? batch * positions
-                                   : batch * (length * static_cast<double>(extent) + length * (length + 1) / 2) / shards;
+      const double scores = decode ? sequences * positions
+                                   : sequences * (length * static_cast<double>(extent) + length * (length + 1) / 2) / shards;
       c.flops = heads * scores * (2 * cached + 2 * static_cast<double>(s.mla.kv_lora_rank) + kSoftmaxFlopsPerScore);
       c.dense_accounting_flops = c.flops;
-      c.kv_bytes = batch * ceil_div(static_cast<double>(extent) + length, shards) * per_position;
-      c.kv_held_per_sequence = ceil_div(static_cast<double>(capacity), shards) * per_position;
+      c.kv_bytes = sequences * ceil_div(static_cast<double>(extent) + length, shards) * per_position;
+      c.kv_held_per_sequence = ceil_div(static_cast<double>(capacity), shards) * per_position / static_cast<double>(op.sequence_shards);
       c.tile_bytes = 2 * static_cast<double>(device.kv_tile_positions) * per_position +
                      heads * static_cast<double>(device.kv_tile_positions) * 4;
       break;

@@ -12,14 +12,21 @@
 namespace snapstream::dataflow_sim {
 namespace {
 
-graph::Graph step_graph(const graph::ModelShape& model, int64_t capacity, const graph::GraphKey& key, int32_t tp, bool looping) {
+graph::Graph step_graph(const graph::ModelShape& model, int64_t capacity, const graph::GraphKey& key, const graph::CompileOptions& compile) {
   graph::ModelShape shape = model;
   shape.kv_capacity = capacity;
   try {
-    return graph::compile(shape, key, {tp, looping});
+    return graph::compile(shape, key, compile);
   } catch (const graph::GraphError& e) {
-    throw SimulationError(model.name + " cannot be built for " + std::to_string(tp) + " devices: " + e.what());
+    throw SimulationError(model.name + " cannot be built for " + std::to_string(compile.shards) + " devices: " + e.what());
   }
+}
+
+// How a model's graphs are compiled: data-parallel attention applies to latent attention only,
+// so a draft with grouped attention keeps the heads split.
+graph::CompileOptions compile_options(const graph::ModelShape& model, int32_t tp, const SimulationOptions& options) {
+  const bool by_sequence = options.attention_split == graph::AttentionSplit::Sequences && model.attention == graph::AttentionKind::Latent;
+  return {tp, options.kernel_looping, by_sequence ? graph::AttentionSplit::Sequences : graph::AttentionSplit::Heads};
 }
 
 // The target's step: one decode position per sequence, or with speculation the k+1 positions a
@@ -76,7 +83,6 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
   r.kernel_looping = options.kernel_looping;
 
   const int64_t capacity = r.kv_capacity;
-  const bool looping = options.kernel_looping;
   if (options.speculative) validate_speculative(*options.speculative, model);
   if (model.moe.enabled()) {
     validate_expert_routing(options.experts, model.moe);
@@ -88,7 +94,12 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
   // for sizing: what a device holds does not depend on the batch).
   const int64_t length = options.speculative ? options.speculative->draft_tokens + 1 : 1;
   experts_ = expert_load(model, length, tp, options, system);
-  auto target_step = [&](int64_t batch) { return step_graph(model, capacity, target_key(options, batch), tp, looping); };
+  if (options.attention_split == graph::AttentionSplit::Sequences && model.attention != graph::AttentionKind::Latent)
+    throw SimulationError("data-parallel attention is priced for latent attention (DeepSeek) only; " + model.name +
+                          " splits its attention heads");
+  r.attention_split = options.attention_split == graph::AttentionSplit::Sequences ? "data" : "tensor";
+  const graph::CompileOptions target_compile = compile_options(model, tp, options);
+  auto target_step = [&](int64_t batch) { return step_graph(model, capacity, target_key(options, batch), target_compile); };
   graph_ = target_step(1);
   Coresident draft_memory;
   if (options.speculative) {
@@ -97,22 +108,32 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
     r.draft_model = spec.draft.name;
     r.draft_tokens = spec.draft_tokens;
     r.tokens_per_round = expected_tokens_per_round(spec);
-    draft_ = step_graph(spec.draft, capacity, {graph::Phase::Decode, 1, 1}, tp, looping);
+    draft_ = step_graph(spec.draft, capacity, {graph::Phase::Decode, 1, 1}, compile_options(spec.draft, tp, options));
     draft_experts_ = expert_load(spec.draft, 1, tp, options, system);
     const MemoryPlan draft_plan = plan_device_memory(*draft_, system.device, capacity, 0, {}, draft_experts_ ? &*draft_experts_ : nullptr);
     draft_memory = {draft_plan.weight_bytes, draft_plan.kv_bytes_per_sequence};
   }
   // The decode graph sizes memory: weights and KV per sequence are the same in every step.
-  const graph::Graph sizing = step_graph(model, capacity, {graph::Phase::Decode, 1, 1}, tp, looping);
+  const graph::Graph sizing = step_graph(model, capacity, {graph::Phase::Decode, 1, 1}, target_compile);
   const ExpertLoad* held = experts_ ? &*experts_ : nullptr;
   const MemoryPlan fit = plan_device_memory(sizing, system.device, capacity, 0, draft_memory, held);
   if (fit.max_batch < 1)
     throw CapacityError("not one sequence of " + std::to_string(capacity) + " cached positions fits in " + system.name +
                         "'s HBM beside the weights");
   r.max_batch_memory = fit.max_batch;
+  // Split by sequence, a device holds whole caches of ceil(batch / tp) sequences; the plan
+  // counts a tp-th of a cache per sequence, so whole caches come in multiples of tp.
+  if (target_compile.attention_split == graph::AttentionSplit::Sequences) {
+    r.max_batch_memory -= r.max_batch_memory % tp;
+    if (!options.max_batch && options.batch > r.max_batch_memory)
+      throw CapacityError(std::to_string(options.batch) + " sequences split over " + std::to_string(tp) + " devices need whole caches of " +
+                          std::to_string((options.batch + tp - 1) / tp) + " sequences per device; only " +
+                          std::to_string(r.max_batch_memory / tp) + " fit beside the weights");
+  }
   r.max_batch_sram = sram_batch_limit(system, graph_, target_step(2), capacity, experts_);
   if (draft_) {
-    const graph::Graph draft_two = step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, 2, 1}, tp, looping);
+    const graph::Graph draft_two =
+        step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, 2, 1}, compile_options(options.speculative->draft, tp, options));
     r.max_batch_sram = std::min(r.max_batch_sram, sram_batch_limit(system, *draft_, draft_two, capacity, draft_experts_));
   }
   r.max_batch = std::max<int64_t>(0, std::min(r.max_batch_memory, r.max_batch_sram));
@@ -127,7 +148,8 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
     graph_ = target_step(r.batch);
     experts_ = expert_load(model, r.batch * length, tp, options, system);
     if (draft_) {
-      draft_ = step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, r.batch, 1}, tp, looping);
+      draft_ = step_graph(options.speculative->draft, capacity, {graph::Phase::Decode, r.batch, 1},
+                          compile_options(options.speculative->draft, tp, options));
       draft_experts_ = expert_load(options.speculative->draft, r.batch, tp, options, system);
     }
   }

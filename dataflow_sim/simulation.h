@@ -13,6 +13,7 @@
 #include "dataflow_sim/speculative.h"
 #include "dataflow_sim/step_pricer.h"
 #include "graph/ir.h"
+#include "graph/passes.h"
 #include "graph/model_shape.h"
 
 namespace snapstream::dataflow_sim {
@@ -24,6 +25,8 @@ struct SimulationOptions {
   int64_t kv_capacity = 0;     // SnapStream's C; 0 keeps the full cache (capacity = context)
   bool kernel_looping = true;
   int32_t tp = 0;              // tensor-parallel devices; 0 uses every device of the system
+  // Latent attention split by heads and cached positions, or by sequences (data parallel).
+  graph::AttentionSplit attention_split = graph::AttentionSplit::Heads;
   // A draft model proposing tokens the target verifies; its cache has the target's capacity
   // and it runs on the same devices with the same tensor parallelism.
   std::optional<SpeculativeSpec> speculative;
@@ -68,6 +71,7 @@ struct SimulationResult {
   double verify_step_seconds = 0;
   // A mixture of experts (expert_placement empty for dense models): the busiest device's
   // share per MoE layer, in whole experts' weights read and token-expert pairs computed.
+  std::string attention_split;         // "tensor" (heads, latent positions) or "data" (sequences)
   std::string expert_placement;
   double router_skew = 0;
   int64_t replicated_experts = 0;

@@ -12,7 +12,8 @@ namespace {
 
 class Builder {
  public:
-  Builder(const ModelShape& shape, const GraphKey& key, int32_t shards) : s_(shape), shards_(shards) {
+  Builder(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split)
+      : s_(shape), shards_(shards), split_(split) {
     g_.key = key;
     g_.shape = shape;
     g_.shards = shards;
@@ -31,12 +32,20 @@ class Builder {
   void layer(int64_t l, int32_t x) {
     layer_ = l;
     const std::string p = prefix('l', l);
-    const int32_t attn_in = activation(p + "attn_in", s_.dim);
-    emit(OpKind::RmsNorm, {x}, {attn_in}, WeightSlice{WeightKind::AttentionNorm});
-    residual(p + "attn", x, s_.attention == AttentionKind::Latent ? latent_attention(p, attn_in) : grouped_attention(p, attn_in));
+    if (split_ == AttentionSplit::Sequences) {
+      residual(p + "attn", x, latent_attention_by_sequence(p, x));
+    } else {
+      attention(p, x);
+    }
     const int32_t mlp_in = activation(p + "mlp_in", s_.dim);
     emit(OpKind::RmsNorm, {x}, {mlp_in}, WeightSlice{WeightKind::MlpNorm});
     residual(p + "mlp", x, s_.expert_layer(l) ? experts(p, mlp_in) : mlp(p, mlp_in, s_.hidden_dim, ""));
+  }
+
+  void attention(const std::string& p, int32_t x) {
+    const int32_t attn_in = activation(p + "attn_in", s_.dim);
+    emit(OpKind::RmsNorm, {x}, {attn_in}, WeightSlice{WeightKind::AttentionNorm});
+    residual(p + "attn", x, s_.attention == AttentionKind::Latent ? latent_attention(p, attn_in) : grouped_attention(p, attn_in));
   }
 
   std::vector<int32_t> grouped_attention(const std::string& p, int32_t normed) {
@@ -136,6 +145,46 @@ class Builder {
       partial.push_back(out);
     }
     return partial;
+  }
+
+  // Data-parallel latent attention: each shard normalises its own sequences' rows and runs the
+  // whole attention on them (every weight, every head, whole caches), then an all-gather puts
+  // every shard's rows on every shard. Returns the gathered output, which needs no sum.
+  std::vector<int32_t> latent_attention_by_sequence(const std::string& p, int32_t x) {
+    const LatentAttentionShape& m = s_.mla;
+    const int64_t cached = m.cached_width();
+    const int64_t own_rows = (g_.key.batch + shards_ - 1) / shards_ * g_.key.length;
+    auto local = [&](const std::string& name, int64_t width) { return add(Tensor{name, {own_rows, width}}); };
+    std::vector<int32_t> outputs;
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const std::string sp = p + prefix('s', shard);
+      const int32_t normed = local(sp + "attn_in", s_.dim);
+      emit(OpKind::RmsNorm, {x}, {normed}, WeightSlice{WeightKind::AttentionNorm});
+      const int32_t q_latent = local(sp + "q_latent", m.q_lora_rank);
+      emit(OpKind::MatMul, {normed}, {q_latent}, WeightSlice{WeightKind::QDown});
+      const int32_t q = local(sp + "q", s_.heads * m.query_head_width());
+      emit(OpKind::MatMul, {q_latent}, {q}, rows(WeightKind::QUp, 0, s_.heads * m.query_head_width()));
+      const int32_t kv_latent = local(sp + "kv_latent", cached);
+      emit(OpKind::MatMul, {normed}, {kv_latent}, WeightSlice{WeightKind::KvDown});
+      heads_of(emit(OpKind::Rope, {q, kv_latent}, {q, kv_latent}), 0, s_.heads, 0, 1);
+      const int32_t absorbed = local(sp + "q_absorbed", s_.heads * cached);
+      heads_of(emit(OpKind::HeadMatMul, {q}, {absorbed}, rows(WeightKind::KvUpKey, 0, s_.heads * m.qk_nope_head_dim)), 0, s_.heads, 0, 1);
+      const int32_t attended = local(sp + "latent_out", s_.heads * m.kv_lora_rank);
+      Op& op = emit(OpKind::LatentAttention, {absorbed, kv_latent}, {attended});
+      heads_of(op, 0, s_.heads, 0, 1);
+      op.sequence_shards = shards_;
+      const int32_t values = local(sp + "values", s_.heads * m.v_head_dim);
+      heads_of(emit(OpKind::HeadMatMul, {attended}, {values}, rows(WeightKind::KvUpValue, 0, s_.heads * m.v_head_dim)), 0, s_.heads, 0, 1);
+      const int32_t out = local(sp + "attn_out", s_.dim);
+      emit(OpKind::MatMul, {values}, {out}, cols(WeightKind::Wo, 0, s_.heads * m.v_head_dim));
+      outputs.push_back(out);
+    }
+    if (shards_ == 1) return outputs;
+    shard_ = 0;
+    const int32_t gathered = activation(p + "attn_gathered", s_.dim);
+    emit(OpKind::AllGather, outputs, {gathered});
+    return {gathered};
   }
 
   // A SwiGLU MLP of `width` columns split over the shards; `tag` names the shared expert's.
@@ -247,6 +296,7 @@ class Builder {
 
   const ModelShape& s_;
   int32_t shards_;
+  AttentionSplit split_;
   Graph g_;
   int64_t rows_ = 0;
   int64_t layer_ = -1;
@@ -277,12 +327,14 @@ void check_shape(const ModelShape& shape, int32_t shards) {
 
 }  // namespace
 
-Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards) {
+Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split) {
   if (shards < 1) throw GraphError("tensor parallelism needs at least one shard");
   if (key.batch < 1 || key.length < 1) throw GraphError("graph buckets must be positive");
   if (key.phase == Phase::Decode && key.length != 1) throw GraphError("a decode graph runs one token per sequence");
   check_shape(shape, shards);
-  return Builder(shape, key, shards).build();
+  if (split == AttentionSplit::Sequences && shape.attention != AttentionKind::Latent)
+    throw GraphError("data-parallel attention is built for latent attention only");
+  return Builder(shape, key, shards, split).build();
 }
 
 }  // namespace snapstream::graph

@@ -16,7 +16,11 @@ namespace snapstream::graph {
 // replicated on the shards of its query heads. Latent attention's cache is one latent per
 // token shared by every head, so it is split by position instead: the shards gather every
 // head's query, attend over their share of the positions, and reduce-scatter the results.
+// AttentionSplit::Sequences (latent attention only) instead gives each shard every attention
+// weight and its own ceil(batch / shards) sequences, whole caches included; an all-gather of
+// the attention outputs gives every shard every token again before the MLP or experts.
 // Throws GraphError when the shape does not divide among the shards.
-Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards = 1);
+Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards = 1,
+                          AttentionSplit split = AttentionSplit::Heads);
 
 }  // namespace snapstream::graph

@@ -62,6 +62,11 @@ struct WeightSlice {
   int64_t col_begin = 0, col_end = 0;
 };
 
+// How attention is split over tensor-parallel shards: by heads (latent attention, whose cache
+// every head shares, by cached positions), or by sequences, each shard attending its own with
+// every head (data-parallel attention; priced only).
+enum class AttentionSplit : uint8_t { Heads, Sequences };
+
 enum class OpKind : uint8_t {
   Embed,            // token ids -> rows of the embedding
   RmsNorm,          // with a norm weight
@@ -100,6 +105,7 @@ struct Op {
   int64_t kv_head_begin = 0;    // ... and its KV heads
   int64_t kv_head_end = 0;
   int32_t position_shards = 1;  // latent attention: shards that split each sequence's cached positions
+  int32_t sequence_shards = 1;  // data-parallel attention: shards that split the sequences (this op runs its share)
   std::vector<Op> body;         // FusedLayer / LoopedLayers: the ops of one layer
   int64_t first_layer = 0;      // LoopedLayers: layers [first_layer, first_layer + loop_count)
   int64_t loop_count = 0;

@@ -21,6 +21,7 @@ void plan_memory(Graph& graph);
 struct CompileOptions {
   int32_t shards = 1;
   bool kernel_looping = true;
+  AttentionSplit attention_split = AttentionSplit::Heads;
 };
 
 // build_decoder_graph, then fuse_layers, loop_layers (unless disabled) and plan_memory.

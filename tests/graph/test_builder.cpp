@@ -89,3 +89,29 @@ TEST_CASE("the graph cache compiles every bucket once and looks up the smallest 
   CHECK(cache.compiles() == 6);  // lookups never compile
   CHECK(cache.describe().find("decode batch 4 length 1") != std::string::npos);
 }
+
+TEST_CASE("data-parallel latent attention gives each shard its own sequences, every head and every attention weight", "[graph]") {
+  ModelShape deepseek = read_model_config(snapstream::test::configs_dir() / "models" / "deepseek-r1-671b.json");
+  deepseek.kv_capacity = 256;
+  const int32_t shards = 4;
+  // Ten sequences over four shards: each attends ceil(10 / 4) = 3.
+  const Graph g = build_decoder_graph(deepseek, {Phase::Decode, 10, 1}, shards, AttentionSplit::Sequences);
+  const int64_t layers = deepseek.layers;
+  CHECK(count(g, OpKind::LatentAttention) == layers * shards);
+  CHECK(count(g, OpKind::ReduceScatter) == 0);
+  // One gather of the attention outputs and one sum after the MLP or experts per layer, and
+  // the logits' gather.
+  CHECK(count(g, OpKind::AllGather) == layers + 1);
+  CHECK(count(g, OpKind::AllReduce) == layers);
+  for (const Op& op : g.flattened()) {
+    if (op.kind == OpKind::LatentAttention) {
+      CHECK(op.sequence_shards == shards);
+      CHECK(op.position_shards == 1);
+      CHECK(op.head_end - op.head_begin == deepseek.heads);
+      CHECK(g.tensors[static_cast<size_t>(op.inputs[0])].shape.front() == 3);
+    }
+    if (op.kind == OpKind::MatMul && op.weight.kind == WeightKind::Wo) CHECK(op.weight.col_end - op.weight.col_begin == deepseek.heads * deepseek.mla.v_head_dim);
+  }
+  CHECK_THROWS_WITH(build_decoder_graph(stories_shape(), {Phase::Decode, 4, 1}, 2, AttentionSplit::Sequences),
+                    Catch::Contains("latent attention only"));
+}
