@@ -21,6 +21,7 @@ void add_all_commands(CLI::App& app, int argc, char** argv) {
   add_serve_command(app);
   add_simulate_command(app);
   add_calibrate_command(app);
+  add_plan_command(app);
   add_eval_command(app, argc, argv);
   add_tasks_command(app);
   add_convert_command(app);

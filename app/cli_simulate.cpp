@@ -7,6 +7,7 @@
 
 #include "app/commands.h"
 #include "app/config_files.h"
+#include "app/deployment_options.h"
 #include "app/simulation_report.h"
 #include "app/simulation_sweep.h"
 #include "dataflow_sim/simulation.h"
@@ -27,14 +28,7 @@ struct SimulateArgs {
   std::string format = "table";
   int64_t time_pricing = 0;
   SweepSpec sweep{"", {}, "sweep"};
-  std::string speculative;           // the draft model's config
-  int64_t draft_tokens = 4;
-  std::vector<double> acceptance;
-  std::string attention_parallelism = "tensor";
-  std::string expert_placement = "column";
-  double router_skew = 0;
-  int64_t replicated_experts = 0;
-  uint64_t routing_seed = 1;
+  DeploymentArgs deployment;
 };
 
 // Median wall time of pricing the already-built deployment (graph compiled, memory planned),
@@ -69,15 +63,7 @@ dataflow_sim::SimulationOptions options_from(const SimulateArgs& a) {
   o.kv_capacity = a.full_cache ? 0 : (a.kv_capacity > 0 ? a.kv_capacity : std::max<int64_t>(1, a.context / 4));
   o.kernel_looping = !a.no_kernel_looping;
   o.tp = a.tp;
-  if (!a.speculative.empty()) {
-    if (a.acceptance.empty()) throw runtime::ConfigError("--speculative needs --acceptance: the chance each draft token is accepted");
-    o.speculative = dataflow_sim::SpeculativeSpec{load_model_config(a.speculative), a.draft_tokens, a.acceptance};
-  }
-  o.attention_split = a.attention_parallelism == "data" ? graph::AttentionSplit::Sequences : graph::AttentionSplit::Heads;
-  o.experts.placement = dataflow_sim::parse_expert_placement(a.expert_placement);
-  o.experts.router_skew = a.router_skew;
-  o.experts.replicated_experts = a.replicated_experts;
-  o.experts.seed = a.routing_seed;
+  apply_deployment_options(a.deployment, o);
   return o;
 }
 
@@ -123,25 +109,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--sweep", args->sweep.axis, "price a range of 'context' or 'batch' values, full cache against SnapStream")
       ->check(CLI::IsMember({"context", "batch"}));
   cmd->add_option("--sweep-values", args->sweep.values, "the values to sweep (default: powers of two)")->delimiter(',');
-  auto* draft = cmd->add_option("--speculative", args->speculative,
-                                 "speculative decoding with this draft model config (a name under configs/models or a file)");
-  cmd->add_option("--draft-tokens", args->draft_tokens, "tokens the draft proposes per round, k")
-      ->check(CLI::PositiveNumber)->needs(draft)->capture_default_str();
-  cmd->add_option("--acceptance", args->acceptance,
-                  "the chance a draft token is accepted once the earlier ones were: one value, or k comma-separated (one per position)")
-      ->delimiter(',')->needs(draft);
-  cmd->add_option("--attention-parallelism", args->attention_parallelism,
-                  "latent attention: 'tensor' (heads split, cached positions split) or 'data' (sequences split, whole caches and "
-                  "attention weights per socket)")
-      ->check(CLI::IsMember({"tensor", "data"}))->capture_default_str();
-  cmd->add_option("--expert-placement", args->expert_placement,
-                  "mixture of experts: 'column' (every socket a column slice of every expert) or 'expert' (whole experts per socket)")
-      ->check(CLI::IsMember({"column", "expert"}))->capture_default_str();
-  cmd->add_option("--router-skew", args->router_skew, "Zipf exponent of expert popularity: 0 is a uniform router")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--replicated-experts", args->replicated_experts, "with --expert-placement expert: the most popular experts every socket holds")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--routing-seed", args->routing_seed, "seed of the sampled routings and of which experts are popular")->capture_default_str();
+  add_deployment_options(cmd, args->deployment);
   cmd->add_option("--out", args->sweep.out, "sweep output prefix: writes PREFIX.csv and PREFIX.png")->capture_default_str();
   cmd->callback([args] { run(*args); });
 }

@@ -14,6 +14,7 @@ void add_batch_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 // argc/argv: the command line, recorded in the report as the way to regenerate it.
 void add_eval_command(CLI::App& app, int argc, char** argv);
 void add_tasks_command(CLI::App& app);

@@ -99,6 +99,9 @@ Deployment::Deployment(const graph::ModelShape& model, const SystemSpec& system,
                           " splits its attention heads");
   r.attention_split = options.attention_split == graph::AttentionSplit::Sequences ? "data" : "tensor";
   const graph::CompileOptions target_compile = compile_options(model, tp, options);
+  model_ = model;
+  compile_ = target_compile;
+  routing_ = options.experts;
   auto target_step = [&](int64_t batch) { return step_graph(model, capacity, target_key(options, batch), target_compile); };
   graph_ = target_step(1);
   Coresident draft_memory;
@@ -208,6 +211,23 @@ SimulationResult Deployment::price(const SystemSpec& system, std::optional<doubl
   r.pmu_utilisation = system.device.sram_bytes() > 0 ? sram_bytes / system.device.sram_bytes() : 0;
   r.hbm_bandwidth_utilisation = hbm_bytes / (system.device.hbm_bytes_per_s * seconds);
   return r;
+}
+
+double Deployment::prefill_seconds(const SystemSpec& system, int64_t chunk) const {
+  if (chunk < 1) throw SimulationError("a prefill chunk holds at least one position");
+  const int64_t context = base_.context;
+  double seconds = 0;
+  std::optional<graph::Graph> graph;
+  std::optional<ExpertLoad> experts;
+  for (int64_t start = 0; start < context; start += chunk) {
+    const int64_t length = std::min(chunk, context - start);
+    if (!graph || graph->key.length != length) {
+      graph = step_graph(model_, context, {graph::Phase::Prefill, 1, length}, compile_);
+      if (model_.moe.enabled()) experts = busiest_device_load(model_, length, compile_.shards, routing_, system.device);
+    }
+    seconds += StepPricer(system, plan_.expert_ddr_fraction, true, experts).price(*graph, start, context).seconds();
+  }
+  return seconds;
 }
 
 SimulationResult simulate(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options) {

@@ -92,6 +92,11 @@ class Deployment {
   // every position (calibration fits it). Throws PlacementError when a kernel does not fit SRAM.
   SimulationResult price(const SystemSpec& system, std::optional<double> acceptance = std::nullopt) const;
 
+  // Seconds to prefill one sequence's whole context in chunks of `chunk` positions, each
+  // attending the chunks before it (the prompt's cache is whole until SnapKV compacts it):
+  // the time to its first token on an otherwise idle deployment.
+  double prefill_seconds(const SystemSpec& system, int64_t chunk) const;
+
  private:
   SimulationResult base_;
   MemoryPlan plan_;
@@ -100,6 +105,9 @@ class Deployment {
   std::optional<SpeculativeSpec> speculative_;
   std::optional<ExpertLoad> experts_;        // the target's routed-expert load at the batch
   std::optional<ExpertLoad> draft_experts_;  // the draft's, when it has experts
+  graph::ModelShape model_;
+  graph::CompileOptions compile_;
+  ExpertRouting routing_;
 };
 
 SimulationResult simulate(const graph::ModelShape& model, const SystemSpec& system, const SimulationOptions& options);

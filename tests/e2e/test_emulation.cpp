@@ -88,3 +88,30 @@ TEST_CASE("simulate --sweep writes a CSV of full cache against SnapStream and a 
   png.read(magic, 8);
   CHECK(std::string(magic + 1, 3) == "PNG");
 }
+
+TEST_CASE("plan prints the cheapest deployments, writes every point and the frontier plot, and refuses a bad load", "[e2e][emulation]") {
+  test::TempDir dir;
+  const auto result = test::run_command(test::snapstream_binary().string() +
+                                        " plan --model llama-1b --systems sn40l-8 --context 2048 --concurrency 64"
+                                        " --min-tokens-per-user 1200 --capacities full,512 --out " + (dir / "plan").string());
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("sockets systems") != std::string::npos);
+  CHECK(result.out.find("binding") != std::string::npos);
+  std::ifstream csv(dir / "plan.csv");
+  std::string header;
+  std::getline(csv, header);
+  CHECK(header.rfind("system,tp,cache,capacity,attention,batch,", 0) == 0);
+  int rows = 0, frontier = 0;
+  for (std::string line; std::getline(csv, line); ++rows) frontier += line.back() == '1';
+  CHECK(rows > 10);
+  CHECK(frontier >= 1);
+  std::ifstream png(dir / "plan.png", std::ios::binary);
+  char magic[8] = {};
+  png.read(magic, 8);
+  CHECK(std::string(magic + 1, 3) == "PNG");
+  const auto both = test::run_command(test::snapstream_binary().string() +
+                                      " plan --model llama-1b --context 2048 --request-rate 5 --output-tokens 100 --capacities 1/0");
+  CHECK(both.exit_code == 2);
+  CHECK(both.err.find("--capacities takes") != std::string::npos);
+}
