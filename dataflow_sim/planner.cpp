@@ -113,33 +113,28 @@ PlanResult plan_deployments(const graph::ModelShape& model, const PlanSpace& spa
         const std::string label = system.name + ", TP " + std::to_string(tp) + ", " +
                                   (options.kv_capacity == 0 ? "full cache" : "capacity " + std::to_string(options.kv_capacity)) +
                                   (split == graph::AttentionSplit::Sequences ? ", data-parallel attention" : "");
-        int64_t largest = 0;
-        double ttft = 0;
+        std::optional<Deployment> largest_batch;
         SimulationResult at_largest;
         try {
-          const Deployment probe(model, system, options);
-          at_largest = probe.price(system);
-          largest = at_largest.max_batch;
+          largest_batch.emplace(model, system, options);
+          at_largest = largest_batch->price(system);
         } catch (const SimulationError& e) {
           result.skipped.push_back(label + ": " + e.what());
           continue;
         }
+        const int64_t largest = at_largest.max_batch;
         // A chunk whose kernels overflow SRAM is halved until they place, as a compiler would.
-        const Deployment single(model, system, options);
-        int64_t chunk = space.prefill_chunk;
-        for (;;) {
+        std::optional<double> ttft;
+        for (int64_t chunk = space.prefill_chunk; !ttft; chunk = std::max<int64_t>(1, chunk / 2)) {
           try {
-            ttft = single.prefill_seconds(system, chunk);
-            break;
+            ttft = largest_batch->prefill_seconds(system, chunk);
           } catch (const PlacementError& e) {
-            if (chunk == 1) {
-              result.skipped.push_back(label + ", prefill one position at a time: " + e.what());
-              break;
-            }
-            chunk = std::max<int64_t>(1, chunk / 2);
+            if (chunk > 1) continue;
+            result.skipped.push_back(label + ", prefill one position at a time: " + e.what());
+            break;
           }
         }
-        if (chunk == 1 && ttft == 0) continue;
+        if (!ttft) continue;
         std::optional<Candidate> best;
         for (const int64_t batch : batch_sizes(space, largest, traffic.concurrency)) {
           SimulationOptions at = options;
@@ -161,11 +156,11 @@ PlanResult plan_deployments(const graph::ModelShape& model, const PlanSpace& spa
           p.data_parallel_attention = split == graph::AttentionSplit::Sequences;
           p.batch = batch;
           p.max_batch = largest;
-          p.ttft_seconds = ttft;
+          p.ttft_seconds = *ttft;
           p.step_seconds = r.step_seconds;
           double per_user = r.tokens_per_s_per_user;
           if (traffic.request_rate > 0) {
-            const double at_once = std::ceil(traffic.request_rate * (ttft + static_cast<double>(traffic.output_tokens) / per_user));
+            const double at_once = std::ceil(traffic.request_rate * (*ttft + static_cast<double>(traffic.output_tokens) / per_user));
             if (!(at_once <= 1e12)) throw SimulationError("the load needs more than 10^12 sequences at once: check --request-rate");
             p.concurrency = static_cast<int64_t>(at_once);
           } else {
@@ -173,7 +168,7 @@ PlanResult plan_deployments(const graph::ModelShape& model, const PlanSpace& spa
           }
           p.replicas = ceil_div(p.concurrency, batch);
           // Each replica also prefills its share of the arriving requests, time its decode loses.
-          const double prefill_share = traffic.request_rate * ttft / static_cast<double>(p.replicas);
+          const double prefill_share = traffic.request_rate * *ttft / static_cast<double>(p.replicas);
           per_user *= std::max(0.0, 1 - prefill_share);
           p.tokens_per_s_per_user = per_user;
           p.sockets = p.replicas * tp;
@@ -183,7 +178,7 @@ PlanResult plan_deployments(const graph::ModelShape& model, const PlanSpace& spa
           // A batch above the load's concurrency would run part empty: such points draw the
           // frontier but are not plans.
           p.meets = batch <= p.concurrency && prefill_share < 1 && per_user >= objectives.min_tokens_per_user &&
-                    ttft <= objectives.max_ttft_seconds;
+                    *ttft <= objectives.max_ttft_seconds;
           result.points.push_back(p);
           const size_t index = result.points.size() - 1;
           if (best && !best->next_point) {
