@@ -30,7 +30,7 @@ TEST_CASE("published decode speeds are matched by one shared set of calibrated v
     CHECK_FALSE(r.best_run.empty());
     CHECK_FALSE(r.mechanisms.empty());
   }
-  CHECK(fitted == 10);
+  CHECK(fitted == 11);
 }
 
 namespace {
