@@ -179,7 +179,7 @@ SimulationResult Deployment::price(const SystemSpec& system, std::optional<doubl
   if (speculative_ && acceptance) {
     SpeculativeSpec spec = *speculative_;
     spec.acceptance = {*acceptance};
-    validate_speculative(spec, spec.draft);
+    validate_acceptance(spec);
     r.tokens_per_round = expected_tokens_per_round(spec);
   }
   // The attended positions: the whole context, or the C slots SnapStream keeps.

@@ -8,7 +8,7 @@
 
 namespace snapstream::dataflow_sim {
 
-void validate_speculative(const SpeculativeSpec& spec, const graph::ModelShape& target) {
+void validate_acceptance(const SpeculativeSpec& spec) {
   if (spec.draft_tokens < 1) throw SimulationError("speculative decoding needs at least one draft token per round");
   const size_t given = spec.acceptance.size();
   if (given != 1 && given != static_cast<size_t>(spec.draft_tokens))
@@ -16,6 +16,10 @@ void validate_speculative(const SpeculativeSpec& spec, const graph::ModelShape& 
                           std::to_string(given));
   for (const double a : spec.acceptance)
     if (!std::isfinite(a) || a < 0 || a > 1) throw SimulationError("acceptance rates are probabilities in [0, 1]");
+}
+
+void validate_speculative(const SpeculativeSpec& spec, const graph::ModelShape& target) {
+  validate_acceptance(spec);
   if (spec.draft.vocab != target.vocab)
     throw SimulationError("the draft " + spec.draft.name + " has a vocabulary of " + std::to_string(spec.draft.vocab) + ", " +
                           target.name + " one of " + std::to_string(target.vocab) + ": a draft must share the target's tokenizer");

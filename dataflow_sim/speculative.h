@@ -18,8 +18,11 @@ struct SpeculativeSpec {
   std::vector<double> acceptance;
 };
 
-// Throws SimulationError for k < 1, acceptances outside [0, 1] or of the wrong count, and a
-// draft whose vocabulary differs from the target's (the target could not check its tokens).
+// Throws SimulationError for k < 1 or acceptances outside [0, 1] or of the wrong count.
+void validate_acceptance(const SpeculativeSpec& spec);
+
+// validate_acceptance, and throws SimulationError for a draft whose vocabulary differs from the
+// target's (the target could not check its tokens).
 void validate_speculative(const SpeculativeSpec& spec, const graph::ModelShape& target);
 
 // The acceptance of draft position i (1-based) under `spec`.
