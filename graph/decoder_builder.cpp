@@ -22,7 +22,7 @@ class Builder {
 
   Graph build() {
     const int32_t x = activation("x", s_.dim);
-    emit(OpKind::Embed, {}, {x}, WeightSlice{WeightKind::Embedding});
+    everywhere(emit(OpKind::Embed, {}, {x}, WeightSlice{WeightKind::Embedding}));
     for (int64_t l = 0; l < s_.layers; ++l) layer(l, x);
     head(x);
     return std::move(g_);
@@ -38,13 +38,13 @@ class Builder {
       attention(p, x);
     }
     const int32_t mlp_in = activation(p + "mlp_in", s_.dim);
-    emit(OpKind::RmsNorm, {x}, {mlp_in}, WeightSlice{WeightKind::MlpNorm});
+    everywhere(emit(OpKind::RmsNorm, {x}, {mlp_in}, WeightSlice{WeightKind::MlpNorm}));
     residual(p + "mlp", x, s_.expert_layer(l) ? experts(p, mlp_in) : mlp(p, mlp_in, s_.hidden_dim, ""));
   }
 
   void attention(const std::string& p, int32_t x) {
     const int32_t attn_in = activation(p + "attn_in", s_.dim);
-    emit(OpKind::RmsNorm, {x}, {attn_in}, WeightSlice{WeightKind::AttentionNorm});
+    everywhere(emit(OpKind::RmsNorm, {x}, {attn_in}, WeightSlice{WeightKind::AttentionNorm}));
     residual(p + "attn", x, s_.attention == AttentionKind::Latent ? latent_attention(p, attn_in) : grouped_attention(p, attn_in));
   }
 
@@ -111,7 +111,7 @@ class Builder {
     if (shards_ > 1) {
       shard_ = 0;
       const int32_t all = activation(p + "q_all", s_.heads * cached);
-      emit(OpKind::AllGather, queries, {all});
+      everywhere(emit(OpKind::AllGather, queries, {all}));
       attended.assign(static_cast<size_t>(shards_), all);
       attend_heads = s_.heads;
     }
@@ -129,7 +129,7 @@ class Builder {
       std::vector<int32_t> slices;
       for (int32_t shard = 0; shard < shards_; ++shard)
         slices.push_back(activation(p + prefix('s', shard) + "latent_mine", heads * m.kv_lora_rank));
-      emit(OpKind::ReduceScatter, results, slices);
+      everywhere(emit(OpKind::ReduceScatter, results, slices));
       results = slices;
     }
     for (int32_t shard = 0; shard < shards_; ++shard) {
@@ -183,7 +183,7 @@ class Builder {
     if (shards_ == 1) return outputs;
     shard_ = 0;
     const int32_t gathered = activation(p + "attn_gathered", s_.dim);
-    emit(OpKind::AllGather, outputs, {gathered});
+    everywhere(emit(OpKind::AllGather, outputs, {gathered}));
     return {gathered};
   }
 
@@ -236,7 +236,7 @@ class Builder {
     // A prefill needs only the next token's logits; decode and verify need every row's.
     const int64_t head_rows = g_.key.phase == Phase::Prefill ? g_.key.batch : rows_;
     const int32_t normed = add(Tensor{"final.normed", {head_rows, s_.dim}});
-    emit(OpKind::RmsNorm, {x}, {normed}, WeightSlice{WeightKind::FinalNorm}).last_row_only = g_.key.phase == Phase::Prefill;
+    everywhere(emit(OpKind::RmsNorm, {x}, {normed}, WeightSlice{WeightKind::FinalNorm})).last_row_only = g_.key.phase == Phase::Prefill;
     const int32_t logits = add(Tensor{"logits", {head_rows, s_.vocab}, kernels::DType::F32, TensorRole::Output});
     if (shards_ == 1) {
       emit(OpKind::MatMul, {normed}, {logits}, WeightSlice{WeightKind::Output});
@@ -250,7 +250,7 @@ class Builder {
       emit(OpKind::MatMul, {normed}, {slices.back()}, rows(WeightKind::Output, v0, v1 - v0));
     }
     shard_ = 0;
-    emit(OpKind::AllGather, slices, {logits});
+    everywhere(emit(OpKind::AllGather, slices, {logits}));
   }
 
   // x += the sum of the shards' partial outputs (an all-reduce first when there are several).
@@ -259,9 +259,17 @@ class Builder {
     int32_t total = partial.front();
     if (partial.size() > 1) {
       total = activation(name + "_sum", s_.dim);
-      emit(OpKind::AllReduce, partial, {total});
+      everywhere(emit(OpKind::AllReduce, partial, {total}));
     }
-    emit(OpKind::Add, {x, total}, {x});
+    everywhere(emit(OpKind::Add, {x, total}, {x}));
+  }
+
+  // Marks an op every shard runs on its own copy of a whole tensor (the embedding, norms and
+  // residual adds) or takes part in (a collective): a shard running alone in its own process
+  // runs these besides its own ops.
+  static Op& everywhere(Op& op) {
+    op.replicated = true;
+    return op;
   }
 
   static void heads_of(Op& op, int64_t first, int64_t count, int64_t kv_first, int64_t kv_count) {

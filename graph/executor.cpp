@@ -37,15 +37,58 @@ const float* Executor::rounded_slice(const Op& op, int64_t rows, kernels::DType 
   if (begin < 0 || cols <= 0 || begin + cols > whole) throw GraphError("a sharded matmul's columns lie outside its row parts");
   whole_row_.resize(static_cast<size_t>(rows * whole));
   row_slice_.resize(static_cast<size_t>(rows * cols));
-  int64_t at = 0;
-  for (const int32_t part : op.row_parts) {
-    const int64_t n = width(part);
-    for (int64_t r = 0; r < rows; ++r) std::copy_n(tensor(part) + r * n, n, whole_row_.data() + r * whole + at);
-    at += n;
-  }
+  gather_columns(op.row_parts, rows, whole_row_.data());
   kernels::round_activations(weight_dtype, whole_row_.data(), rows, whole, whole_row_.data());
   for (int64_t r = 0; r < rows; ++r) std::copy_n(whole_row_.data() + r * whole + begin, cols, row_slice_.data() + r * cols);
   return row_slice_.data();
+}
+
+void Executor::gather_columns(std::span<const int32_t> parts, int64_t rows, float* out) {
+  int64_t whole = 0;
+  for (const int32_t part : parts) whole += width(part);
+  // Each part as [rows][width], from this process's tensors or, across ranks, one after
+  // another in rank order.
+  std::vector<const float*>& sources = sources_;
+  sources.clear();
+  if (collectives_ == nullptr) {
+    for (const int32_t part : parts) sources.push_back(tensor(part));
+  } else {
+    counts_.clear();
+    for (const int32_t part : parts) counts_.push_back(rows * width(part));
+    int64_t total = 0;
+    for (const int64_t count : counts_) total += count;
+    gathered_.resize(static_cast<size_t>(total));
+    collectives_->all_gather(tensor(parts[static_cast<size_t>(collectives_->rank())]), counts_, gathered_.data());
+    const float* at = gathered_.data();
+    for (const int64_t count : counts_) {
+      sources.push_back(at);
+      at += count;
+    }
+  }
+  int64_t column = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const int64_t w = width(parts[i]);
+    for (int64_t r = 0; r < rows; ++r) std::copy_n(sources[i] + r * w, w, out + r * whole + column);
+    column += w;
+  }
+}
+
+void Executor::sum_shards(std::span<const int32_t> parts, int64_t values, float* out) {
+  std::vector<const float*>& sources = sources_;
+  sources.clear();
+  if (collectives_ == nullptr) {
+    for (const int32_t part : parts) sources.push_back(tensor(part));
+  } else {
+    // Gathered and summed here in shard order, not reduced by the transport in its own order:
+    // every rank, and a single process running every shard, then adds the same floats alike.
+    counts_.assign(parts.size(), values);
+    gathered_.resize(parts.size() * static_cast<size_t>(values));
+    collectives_->all_gather(tensor(parts[static_cast<size_t>(collectives_->rank())]), counts_, gathered_.data());
+    for (size_t i = 0; i < parts.size(); ++i) sources.push_back(gathered_.data() + i * static_cast<size_t>(values));
+  }
+  std::memcpy(out, sources.front(), static_cast<size_t>(values) * sizeof(float));
+  for (size_t shard = 1; shard < sources.size(); ++shard)
+    for (int64_t i = 0; i < values; ++i) out[i] += sources[shard][i];
 }
 
 const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena) {
@@ -57,6 +100,9 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
   real_rows_ = static_cast<int64_t>(rows.tokens.size());
   if (real_rows_ < 1 || real_rows_ > bucket_rows_)
     throw GraphError(std::to_string(real_rows_) + " rows do not fit the graph's bucket of " + std::to_string(bucket_rows_));
+  if (collectives_ != nullptr && graph.shards != collectives_->size())
+    throw GraphError("a graph of " + std::to_string(graph.shards) + " shards cannot run on " + std::to_string(collectives_->size()) +
+                     " ranks");
   if (graph.key.phase == Phase::Decode && static_cast<int64_t>(rows.positions.size()) != real_rows_)
     throw GraphError("a decode step needs one position per sequence");
   if (!rows.shifted_positions.empty() && static_cast<int64_t>(rows.shifted_positions.size()) != real_rows_)
@@ -80,6 +126,10 @@ void Executor::run_ops(std::span<const Op> ops, std::optional<int64_t> layer) {
       ++i;
       continue;
     }
+    if (!runs_here(op)) {
+      ++i;
+      continue;
+    }
     const size_t count = std::max<size_t>(shared_input_matmuls(ops, i), 1);
     run_timed(ops.subspan(i, count), layer.value_or(op.layer));
     i += count;
@@ -95,10 +145,10 @@ void Executor::run_timed(std::span<const Op> ops, int64_t layer) {
   if (profile_) profile_->add(ops.front().kind, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
-size_t Executor::shared_input_matmuls(std::span<const Op> ops, size_t first) {
+size_t Executor::shared_input_matmuls(std::span<const Op> ops, size_t first) const {
   auto joins = [&](const Op& op) {
     return op.kind == OpKind::MatMul && op.row_parts.empty() && op.inputs[0] == ops[first].inputs[0] &&
-           op.layer == ops[first].layer;
+           op.layer == ops[first].layer && runs_here(op);
   };
   size_t count = 0;
   while (first + count < ops.size() && joins(ops[first + count])) ++count;
@@ -238,28 +288,12 @@ void Executor::run_op(const Op& op, int64_t layer) {
       for (int64_t i = 0; i < live_rows(op.inputs[0]) * s.dim; ++i) x[i] += y[i];
       return;
     }
-    case OpKind::AllReduce: {
-      float* out = tensor(op.outputs[0]);
-      const int64_t values = live_rows(op.inputs[0]) * s.dim;
-      std::memcpy(out, tensor(op.inputs[0]), static_cast<size_t>(values) * sizeof(float));
-      for (size_t shard = 1; shard < op.inputs.size(); ++shard) {
-        const float* part = tensor(op.inputs[shard]);
-        for (int64_t i = 0; i < values; ++i) out[i] += part[i];
-      }
+    case OpKind::AllReduce:
+      sum_shards(op.inputs, live_rows(op.inputs[0]) * s.dim, tensor(op.outputs[0]));
       return;
-    }
-    case OpKind::AllGather: {
-      float* out = tensor(op.outputs[0]);
-      const int64_t out_rows = live_rows(op.outputs[0]);
-      int64_t column = 0;
-      for (const int32_t part : op.inputs) {
-        const float* in = tensor(part);
-        const int64_t w = width(part);
-        for (int64_t r = 0; r < out_rows; ++r) std::copy_n(in + r * w, w, out + r * width(op.outputs[0]) + column);
-        column += w;
-      }
+    case OpKind::AllGather:
+      gather_columns(op.inputs, live_rows(op.outputs[0]), tensor(op.outputs[0]));
       return;
-    }
     case OpKind::ReduceScatter:
     case OpKind::HeadMatMul:
     case OpKind::LatentAttention:

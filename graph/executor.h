@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "graph/collectives.h"
 #include "graph/ir.h"
 #include "graph/op_profile.h"
 #include "kernels/attention_shape.h"
@@ -75,6 +76,10 @@ class Executor {
   const float* run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena);
   // Adds each op's wall time to `profile` from now on (nullptr stops it); costs a clock read per op.
   void set_profile(OpProfile* profile) { profile_ = profile; }
+  // From now on runs only shard collectives->rank()'s ops and the replicated ones, joining the
+  // other shards' results through `collectives` (nullptr: every shard runs here). Graphs must
+  // then have collectives->size() shards.
+  void set_collectives(Collectives* collectives) { collectives_ = collectives; }
 
  private:
   // Runs ops in order, in `layer` (the graph's top level: each op's own, and layer kernels run
@@ -84,8 +89,16 @@ class Executor {
   // run_op or run_matmuls, timed when a profile is attached.
   void run_timed(std::span<const Op> ops, int64_t layer);
   // How many ops from `first` on are matmuls of one layer reading ops[first]'s input whole
-  // (tensor-parallel row parts excluded); 0 if ops[first] is no such matmul.
-  static size_t shared_input_matmuls(std::span<const Op> ops, size_t first);
+  // (tensor-parallel row parts excluded) that run here; 0 if ops[first] is no such matmul.
+  size_t shared_input_matmuls(std::span<const Op> ops, size_t first) const;
+  // Whether this process runs `op`: every op without collectives, else its shard's and the
+  // replicated ones.
+  bool runs_here(const Op& op) const { return collectives_ == nullptr || op.replicated || op.shard == collectives_->rank(); }
+  // Joins the shards' [rows][width] parts column-wise into [rows][sum of widths] at `out`,
+  // gathering the other ranks' parts first when shards run in separate processes.
+  void gather_columns(std::span<const int32_t> parts, int64_t rows, float* out);
+  // The shards' partial [values] of an all-reduce summed in shard order into `out`.
+  void sum_shards(std::span<const int32_t> parts, int64_t values, float* out);
   void run_matmuls(std::span<const Op> ops, int64_t layer);
   kernels::WeightView weight_of(const Op& op, int64_t layer) const;
   kernels::MatmulPath matmul_path() const;
@@ -106,6 +119,10 @@ class Executor {
   int64_t real_rows_ = 0;
   int64_t bucket_rows_ = 0;
   OpProfile* profile_ = nullptr;
+  Collectives* collectives_ = nullptr;
+  std::vector<float> gathered_;      // the ranks' parts of a collective, in rank order
+  std::vector<int64_t> counts_;      // floats each rank sends to it
+  std::vector<const float*> sources_;  // each shard's part of a collective, in shard order
   std::vector<kernels::CacheView> caches_;
   std::vector<float> shifted_q_;  // grows once to the largest bucket's queries
   // A matmul group's weights and outputs, kept so a step allocates nothing for them.

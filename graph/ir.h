@@ -93,6 +93,7 @@ struct Op {
   std::vector<int32_t> outputs;
   int64_t layer = -1;           // the decoder layer an op belongs to, -1 outside them
   int32_t shard = 0;            // tensor-parallel shard that runs it
+  bool replicated = false;      // every shard runs it (norms, residual adds, collectives); shard is 0
   WeightSlice weight;           // for Embed, RmsNorm and MatMul
   bool add_bias = false;        // MatMul: adds the weight's bias (its slice of it) to each row
   // MatMul on a column slice: every shard's part of the whole input row, in column order. The

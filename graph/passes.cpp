@@ -23,7 +23,7 @@ bool same_kernel(const Graph& graph, const Op& a, const Op& b) {
   };
   for (size_t i = 0; i < a.body.size(); ++i) {
     const Op &p = a.body[i], &q = b.body[i];
-    if (p.kind != q.kind || p.shard != q.shard || p.weight.kind != q.weight.kind || p.weight.row_begin != q.weight.row_begin ||
+    if (p.kind != q.kind || p.shard != q.shard || p.replicated != q.replicated || p.weight.kind != q.weight.kind || p.weight.row_begin != q.weight.row_begin ||
         p.weight.row_end != q.weight.row_end || p.weight.col_begin != q.weight.col_begin || p.weight.col_end != q.weight.col_end ||
         p.head_begin != q.head_begin || p.head_end != q.head_end || p.kv_head_begin != q.kv_head_begin ||
         p.kv_head_end != q.kv_head_end || !same_tensors(p.inputs, q.inputs) || !same_tensors(p.outputs, q.outputs) ||

@@ -262,6 +262,14 @@ const float* GraphRunner::run_step(graph::Phase phase, int64_t size, Bindings& b
   }
 }
 
+void GraphRunner::set_collectives(graph::Collectives* collectives) {
+  const int32_t shards = graphs_.graphs().empty() ? 1 : graphs_.graphs().front().shards;
+  if (collectives != nullptr && collectives->size() != shards)
+    throw ConfigError("graphs split into " + std::to_string(shards) + " tensor-parallel shards cannot run on " +
+                      std::to_string(collectives->size()) + " ranks: give --tp " + std::to_string(collectives->size()));
+  executor_.set_collectives(collectives);
+}
+
 void GraphRunner::set_attention_observer(AttentionObserver observer) { observer_ = std::move(observer); }
 
 void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {

@@ -70,6 +70,9 @@ class GraphRunner {
   int64_t padded_rows() const { return padded_rows_; }
   // Adds each op's wall time to `profile` from now on (nullptr stops it).
   void set_profile(graph::OpProfile* profile) { executor_.set_profile(profile); }
+  // Runs only this rank's shard from now on, joining the others through `collectives` (see
+  // graph::Executor::set_collectives); the plan's shards must be collectives->size().
+  void set_collectives(graph::Collectives* collectives);
 
  private:
   class Bindings;

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian packages snapstream needs to build and test. Idempotent: it prints
-# nothing and touches nothing when every package is already present.
+# Installs the Debian packages snapstream needs to build and test, and any more named as
+# arguments (scripts/test-mpi.sh adds Open MPI). Idempotent: it prints nothing and touches
+# nothing when every package is already present.
 set -euo pipefail
 
 packages=(
   build-essential cmake git
   libboost-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev catch2 prometheus-cpp-dev libcli11-dev libicu-dev libtomlplusplus-dev
   curl gnuplot-nox
+  "$@"
 )
 
 missing=()

@@ -3,28 +3,19 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <optional>
-#include <nlohmann/json.hpp>
 
 #include "runtime/errors.h"
 #include "runtime/graph_runner.h"
 #include "runtime/synthetic_model.h"
 #include "tests/support/test_models.h"
+#include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
 using namespace snapstream::runtime;
 
 namespace {
-std::vector<int32_t> story_ids(const Model& model, const std::filesystem::path& models) {
-  std::ifstream in(models / "stories260K.golden.json");
-  const auto golden = nlohmann::json::parse(in);
-  std::string text;
-  for (const auto& c : golden.at("cases")) text += c.at("text").get<std::string>() + "\n";
-  return model.tokenizer.encode(text, true);
-}
-
 // The real test model with a long run of story tokens; empty (the test skips) without it.
 struct Stories {
   std::unique_ptr<Model> model;
@@ -37,7 +28,7 @@ std::optional<Stories> load_stories() {
   if (!models) return std::nullopt;
   Stories stories;
   stories.model = load_model((*models / "stories260K.gguf").string());
-  stories.ids = story_ids(*stories.model, *models);
+  stories.ids = test::golden_story_ids(*stories.model, *models);
   stories.vocab = stories.model->shape.vocab;
   return stories;
 }

@@ -1,0 +1,102 @@
+// Tensor-parallel shards as MPI ranks: each rank runs only its shard's ops and joins the others
+// over MPI, and the logits equal one process running every shard (bit for bit) and the unsplit
+// model (within 1e-4), through prefill, SnapKV compaction, batched decode and ring eviction.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "distributed/mpi_collectives.h"
+#include "runtime/errors.h"
+#include "runtime/graph_runner.h"
+#include "runtime/model.h"
+#include "tests/support/stories_model.h"
+
+using namespace snapstream;
+using namespace snapstream::runtime;
+
+namespace {
+
+int32_t argmax(const std::vector<float>& logits, size_t row, int64_t vocab) {
+  const auto begin = logits.begin() + static_cast<std::ptrdiff_t>(row * static_cast<size_t>(vocab));
+  return static_cast<int32_t>(std::max_element(begin, begin + vocab) - begin);
+}
+
+float max_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  float worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+// One runner and the cache it owns.
+struct Served {
+  SlotKvCache cache;
+  GraphRunner runner;
+  Served(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& config, int32_t shards)
+      : cache(model.shape, config.resolved(model.shape.context_length), 3), runner(model, pool, cache, {{1, 2, 4}, {64, 256}, shards, true}) {}
+};
+
+}  // namespace
+
+TEST_CASE("shards on separate ranks give the logits of one process running every shard", "[distributed]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  distributed::MpiCollectives mpi;
+  const int32_t ranks = mpi.size();
+  const auto model = load_model((*models / "stories260K.gguf").string());
+  const std::vector<int32_t> ids = test::golden_story_ids(*model, *models);
+  const int64_t vocab = model->shape.vocab;
+  REQUIRE(model->shape.kv_heads % ranks == 0);
+  REQUIRE(ids.size() > 200);
+
+  // A capacity of 64: the two longer prompts are compacted by SnapKV, and decode overwrites
+  // their rings.
+  SnapStreamConfig config;
+  config.capacity = 64;
+  kernels::ThreadPool pool(1);
+  Served whole(*model, pool, config, 1);      // the unsplit model
+  Served every(*model, pool, config, ranks);  // every shard in this process, in turn
+  Served mine(*model, pool, config, ranks);   // this rank's shard, the others over MPI
+  mine.runner.set_collectives(&mpi);
+
+  const std::vector<int64_t> lengths = {30, 100, 180};
+  std::vector<DecodeInput> batch;
+  for (size_t slot = 0; slot < lengths.size(); ++slot) {
+    const std::span<const int32_t> prompt(ids.data() + 7 * slot, static_cast<size_t>(lengths[slot]));
+    std::vector<float> a(static_cast<size_t>(vocab)), b(a.size()), c(a.size());
+    whole.runner.prefill(prompt, static_cast<int64_t>(slot), a.data());
+    every.runner.prefill(prompt, static_cast<int64_t>(slot), b.data());
+    mine.runner.prefill(prompt, static_cast<int64_t>(slot), c.data());
+    INFO("rank " << mpi.rank() << " of " << ranks << ", prompt of " << lengths[slot]);
+    CHECK(max_difference(c, b) == 0.0f);
+    CHECK(max_difference(c, a) < 1e-4f);
+    batch.push_back({argmax(c, 0, vocab), static_cast<int64_t>(slot)});
+  }
+  // 80 steps take every sequence past its capacity: the ring overwrites its oldest entries.
+  int mismatched_steps = 0;
+  float worst_against_whole = 0;
+  for (int step = 0; step < 80; ++step) {
+    std::vector<float> a(batch.size() * static_cast<size_t>(vocab)), b(a.size()), c(a.size());
+    whole.runner.decode(batch, a.data());
+    every.runner.decode(batch, b.data());
+    mine.runner.decode(batch, c.data());
+    if (max_difference(c, b) != 0.0f) ++mismatched_steps;
+    worst_against_whole = std::max(worst_against_whole, max_difference(c, a));
+    for (size_t row = 0; row < batch.size(); ++row) batch[row].token = argmax(c, row, vocab);
+  }
+  INFO("rank " << mpi.rank() << " of " << ranks << ": worst logit difference against the unsplit model " << worst_against_whole);
+  CHECK(mismatched_steps == 0);
+  CHECK(worst_against_whole < 1e-4f);
+  CHECK(mine.runner.evicted_tokens() == every.runner.evicted_tokens());
+  CHECK(mine.runner.evicted_tokens() > 0);
+}
+
+TEST_CASE("graphs split for another number of shards are refused before they run", "[distributed]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  distributed::MpiCollectives mpi;
+  kernels::ThreadPool pool(1);
+  SnapStreamConfig config;
+  Served other(*model, pool, config, mpi.size() == 1 ? 2 : 1);
+  CHECK_THROWS_AS(other.runner.set_collectives(&mpi), ConfigError);
+}
