@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "distributed/mpi_collectives.h"
 #include "runtime/errors.h"
@@ -89,6 +91,45 @@ TEST_CASE("shards on separate ranks give the logits of one process running every
   CHECK(worst_against_whole < 1e-4f);
   CHECK(mine.runner.evicted_tokens() == every.runner.evicted_tokens());
   CHECK(mine.runner.evicted_tokens() > 0);
+}
+
+TEST_CASE("quantised parity models split over ranks decode as one process does", "[distributed]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  distributed::MpiCollectives mpi;
+  // Q4_K_M (activations rounded over whole 256-blocks across the ranks), Qwen2 with its q/k/v
+  // biases, and Q8_0.
+  for (const char* name : {"llama-spm-q4_k_m", "qwen2-gpt2-q4_k_m", "llama-starcoder-q8_0"}) {
+    INFO(name << ", rank " << mpi.rank() << " of " << mpi.size());
+    const auto model = load_model((*models / "parity" / (std::string(name) + ".gguf")).string());
+    kernels::ThreadPool pool(1);
+    SnapStreamConfig config;
+    if (model->shape.kv_heads % mpi.size() != 0) {
+      // The CPU engine splits KV heads: every rank refuses alike, before any collective.
+      CHECK_THROWS_AS(Served(*model, pool, config, mpi.size()), ConfigError);
+      continue;
+    }
+    std::ifstream in(*models / "parity" / (std::string(name) + ".golden.json"));
+    const auto golden = nlohmann::json::parse(in);
+    const auto prompt = golden.at("cases").at(0).at("prompt_ids").get<std::vector<int32_t>>();
+    Served every(*model, pool, config, mpi.size());
+    Served mine(*model, pool, config, mpi.size());
+    mine.runner.set_collectives(&mpi);
+    const int64_t vocab = model->shape.vocab;
+    std::vector<float> b(static_cast<size_t>(vocab)), c(b.size());
+    every.runner.prefill(prompt, 0, b.data());
+    mine.runner.prefill(prompt, 0, c.data());
+    CHECK(max_difference(c, b) == 0.0f);
+    std::vector<DecodeInput> batch = {{argmax(c, 0, vocab), 0}};
+    int mismatched_steps = 0;
+    for (int step = 0; step < 16; ++step) {
+      every.runner.decode(batch, b.data());
+      mine.runner.decode(batch, c.data());
+      if (max_difference(c, b) != 0.0f) ++mismatched_steps;
+      batch[0].token = argmax(c, 0, vocab);
+    }
+    CHECK(mismatched_steps == 0);
+  }
 }
 
 TEST_CASE("graphs split for another number of shards are refused before they run", "[distributed]") {
