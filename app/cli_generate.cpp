@@ -9,6 +9,7 @@
 #include "app/commands.h"
 #include "app/engine_options.h"
 #include "app/model_options.h"
+#include "app/process_ranks.h"
 #include "kernels/thread_pool.h"
 #include "runtime/generator.h"
 #include "runtime/prompt_check.h"
@@ -49,6 +50,7 @@ void run_generate(const GenerateArgs& args) {
     std::cout << describe_plan(*model, generator.runner(), generator.cache());
     return;
   }
+  if (!lead_or_follow(generator.runner(), *model, args.engine.graphs.shards)) return;
   spdlog::info("KV cache: {}", generator.cache().config().describe());
 
   runtime::check_prompt(prompt_ids, model->shape.context_length, tokenizer);

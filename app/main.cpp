@@ -7,6 +7,7 @@
 
 #include "app/commands.h"
 #include "app/input_errors.h"
+#include "app/process_ranks.h"
 #include "app/settings_sources.h"
 
 int main(int argc, char** argv) {
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("snapstream"));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
 
+  // Before the command line is read: MPI may take its own arguments out of argv.
+  const snapstream::app::ProcessRanks ranks(&argc, &argv);
   CLI::App app{"snapstream: LLM inference with SnapStream KV-cache compression on an emulated SN40L"};
   snapstream::app::add_all_commands(app, argc, argv);
 
@@ -29,7 +32,9 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return snapstream::app::is_input_error(e) ? 2 : 1;
+    const int code = snapstream::app::is_input_error(e) ? 2 : 1;
+    snapstream::app::end_ranks_after_error(code);
+    return code;
   }
   return 0;
 }

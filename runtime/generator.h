@@ -50,6 +50,7 @@ class Generator {
   GenerationResult run(std::span<const int32_t> prompt_ids, const std::function<void(int32_t)>& on_token = {});
 
   const GraphRunner& runner() const { return runner_; }
+  GraphRunner& runner() { return runner_; }
   const SlotKvCache& cache() const { return cache_; }
 
  private:

@@ -199,6 +199,7 @@ void GraphRunner::prefill(std::span<const int32_t> prompt, int64_t slot, float* 
 }
 
 void GraphRunner::abandon_prefill(int64_t slot) {
+  if (relay_ != nullptr) relay_->abandon_prefill(slot);
   if (history_slot_ == slot) history_slot_ = -1;
 }
 
@@ -227,6 +228,7 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
                           "'s prompt");
     }
   }
+  if (relay_ != nullptr) relay_->prefill_chunk(prompt, start, count, slot);
   const std::span<const int32_t> tokens = prompt.subspan(static_cast<size_t>(start), static_cast<size_t>(count));
   if (start == 0) cache_.reset(slot);
   Bindings bindings(model_, cache_, pool_, history_.empty() ? nullptr : history_.data());
@@ -298,6 +300,7 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
     if (cache_.state(slot).filled == cache_.capacity()) ++evicted_tokens_;  // the ring overwrites its oldest
     bindings.write_entries.push_back(cache_.next_write_entry(slot));
   }
+  if (relay_ != nullptr) relay_->decode(batch);
   const bool shifted = std::any_of(bindings.shifted_ends.begin(), bindings.shifted_ends.end(), [](int64_t e) { return e > 0; });
   graph::StepRows rows;
   rows.tokens = tokens;

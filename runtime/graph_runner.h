@@ -13,6 +13,7 @@
 #include "kernels/thread_pool.h"
 #include "runtime/model.h"
 #include "runtime/slot_kv_cache.h"
+#include "runtime/step_relay.h"
 
 namespace snapstream::runtime {
 
@@ -73,6 +74,9 @@ class GraphRunner {
   // Runs only this rank's shard from now on, joining the others through `collectives` (see
   // graph::Executor::set_collectives); the plan's shards must be collectives->size().
   void set_collectives(graph::Collectives* collectives);
+  // Tells `relay` of every step before it runs (nullptr: nobody): the leading rank's runner
+  // relays, the others' take the relayed steps.
+  void set_step_relay(StepRelay* relay) { relay_ = relay; }
 
  private:
   class Bindings;
@@ -94,6 +98,7 @@ class GraphRunner {
   int64_t evicted_tokens_ = 0, decode_rows_ = 0, padded_rows_ = 0;
   kernels::ThreadPool& pool_;
   AttentionObserver observer_;
+  StepRelay* relay_ = nullptr;
 };
 
 }  // namespace snapstream::runtime

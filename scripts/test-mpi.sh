@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh libopenmpi-dev openmpi-bin
 build_dir=build-mpi
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSNAPSTREAM_MPI=ON >/dev/null
-cmake --build "$build_dir" -j "$(nproc)" --target test_distributed
-ctest --test-dir "$build_dir" --output-on-failure -R "MPI ranks"
+cmake --build "$build_dir" -j "$(nproc)" --target test_distributed test_distributed_cli
+ctest --test-dir "$build_dir" --output-on-failure -R "ranks"

@@ -1,0 +1,18 @@
+// ProcessRanks in a build without MPI: always one process, which runs every command itself.
+#include "app/process_ranks.h"
+
+namespace snapstream::app {
+
+struct ProcessRanks::State {};
+
+ProcessRanks::ProcessRanks(int* argc, char*** argv) { (void)argc, (void)argv; }
+ProcessRanks::~ProcessRanks() = default;
+
+bool lead_or_follow(runtime::GraphRunner& runner, const runtime::Model& model, int32_t tp) {
+  (void)runner, (void)model, (void)tp;
+  return true;
+}
+
+void end_ranks_after_error(int exit_code) { (void)exit_code; }
+
+}  // namespace snapstream::app

@@ -1,0 +1,24 @@
+// What a graph runner tells the runners of the other tensor-parallel ranks before each step it
+// takes, so that theirs take the same steps with the same arguments (and keep the same slot
+// cache state) while each computes its own shard.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace snapstream::runtime {
+
+struct DecodeInput;
+
+class StepRelay {
+ public:
+  virtual ~StepRelay() = default;
+  // GraphRunner::prefill_chunk(prompt, start, count, slot), checked and about to run.
+  virtual void prefill_chunk(std::span<const int32_t> prompt, int64_t start, int64_t count, int64_t slot) = 0;
+  // GraphRunner::decode(batch), checked and about to run.
+  virtual void decode(std::span<const DecodeInput> batch) = 0;
+  // GraphRunner::abandon_prefill(slot).
+  virtual void abandon_prefill(int64_t slot) = 0;
+};
+
+}  // namespace snapstream::runtime
