@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "app/engine_options.h"
 #include "app/model_options.h"
+#include "app/process_ranks.h"
 #include "app/prompt_file.h"
 #include "kernels/thread_pool.h"
 #include "runtime/engine.h"
@@ -41,6 +42,7 @@ void run_batch(const BatchArgs& args) {
     std::cout << plan;
     return;
   }
+  if (!lead_or_follow(engine.runner(), *model, args.engine.graphs.shards)) return;
   spdlog::info("{} requests, {} slots\n{}", prompts.size(), args.slots, plan);
 
   const auto start = std::chrono::steady_clock::now();

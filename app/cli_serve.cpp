@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <future>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "app/commands.h"
 #include "app/engine_options.h"
 #include "app/model_options.h"
+#include "app/process_ranks.h"
 #include "app/settings_sources.h"
 #include "kernels/thread_pool.h"
 #include "runtime/engine.h"
@@ -61,7 +63,24 @@ void list_serve_graphs(const ServeArgs& args) {
   std::cout << describe_plan(*model, engine.runner(), engine.cache());
 }
 
+// A rank other than 0 under mpirun: the same engine as rank 0's, taking its steps on this
+// rank's shard until rank 0 stops serving; no HTTP.
+void follow_serving(const ServeArgs& args) {
+  // mpirun passes a stop signal to every rank; rank 0 shuts down gracefully and then tells
+  // this rank that it is done, so here the signal is left to rank 0.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
+  const auto model = load_model_logged(args.model);
+  kernels::ThreadPool pool(args.model.threads);
+  runtime::Engine engine(*model, pool, serve_engine_options(args));
+  lead_or_follow(engine.runner(), *model, args.engine.graphs.shards);
+}
+
 void run_serve(const ServeArgs& args) {
+  if (follows_another_rank()) {
+    follow_serving(args);
+    return;
+  }
   namespace net = boost::asio;
   // The serving objects live on the heap: this frame stays small and plainly aligned.
   const auto io_owner = std::make_unique<net::io_context>();
@@ -100,6 +119,7 @@ void run_serve(const ServeArgs& args) {
     spdlog::info("compiling graphs and allocating the KV cache");
     const auto engine_owner = std::make_unique<runtime::Engine>(*model, *pool, serve_engine_options(args));
     runtime::Engine& engine = *engine_owner;
+    lead_or_follow(engine.runner(), *model, args.engine.graphs.shards);
     spdlog::info("{}", describe_plan(*model, engine.runner(), engine.cache()));
 
     api::ApiOptions api_options{args.served_model_name, args.api_key};

@@ -35,6 +35,10 @@ class ProcessRanks {
 // was started with other arguments or another model file.
 bool lead_or_follow(runtime::GraphRunner& runner, const runtime::Model& model, int32_t tp);
 
+// True on the ranks other than 0 of a job of several: they take rank 0's steps and do nothing
+// else a command does (listen, print, write files).
+bool follows_another_rank();
+
 // A command failed with `exit_code` on this rank: with several ranks, ends them all (the others
 // may be waiting for this one); otherwise returns.
 void end_ranks_after_error(int exit_code);

@@ -91,6 +91,8 @@ bool lead_or_follow(runtime::GraphRunner& runner, const runtime::Model& model, i
   return false;
 }
 
+bool follows_another_rank() { return current != nullptr && current->session.rank() != 0; }
+
 void end_ranks_after_error(int exit_code) {
   if (current == nullptr || current->session.size() == 1 || current->refused_together) return;
   MPI_Abort(MPI_COMM_WORLD, exit_code);

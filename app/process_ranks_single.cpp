@@ -13,6 +13,8 @@ bool lead_or_follow(runtime::GraphRunner& runner, const runtime::Model& model, i
   return true;
 }
 
+bool follows_another_rank() { return false; }
+
 void end_ranks_after_error(int exit_code) { (void)exit_code; }
 
 }  // namespace snapstream::app

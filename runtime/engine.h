@@ -82,6 +82,8 @@ class Engine {
   EngineStats stats() const;
   const SlotKvCache& cache() const { return cache_; }
   const GraphRunner& runner() const { return runner_; }
+  // For joining tensor-parallel ranks before the first request: steps run on the engine thread.
+  GraphRunner& runner() { return runner_; }
   // The emulated accelerator's clock, when the engine has one.
   const StepClock* step_clock() const { return step_clock_.get(); }
   // Stops the engine thread; requests not yet finished end as cancelled.

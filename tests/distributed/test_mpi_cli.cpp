@@ -1,12 +1,16 @@
 // The real binary as MPI ranks: `mpirun -np P snapstream generate --tp P` prints the tokens of
 // one process (stories260K through SnapKV compaction and ring eviction, and a quantised parity
-// model), and ranks that disagree on --tp or on their arguments all stop with one clear error.
+// model), the server as ranks answers concurrent completions as one process does, and ranks
+// that disagree on --tp or on their arguments all stop with one clear error.
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/http_client.h"
+#include "tests/support/server_process.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -51,6 +55,30 @@ TEST_CASE("generate as 2 and 4 ranks prints the tokens of one process", "[distri
   }
 }
 
+TEST_CASE("batch as 2 ranks gives every request the output of one process", "[distributed][e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::TempDir dir;
+  {
+    std::ofstream prompts(dir / "prompts.jsonl");
+    prompts << R"({"prompt": "Once upon a time", "max_tokens": 40})" << "\n"
+            << R"({"prompt": "The dog ran to the park. He saw a big ball and a little cat. The cat was sad.", "max_tokens": 80})" << "\n"
+            << R"({"prompt": "Lily", "max_tokens": 50, "temperature": 0.8, "seed": 7})" << "\n";
+  }
+  const std::string command = test::shell_quote(test::snapstream_binary().string()) + " batch --model " +
+                              test::shell_quote((*models / "stories260K.gguf").string()) + " --prompts " +
+                              test::shell_quote((dir / "prompts.jsonl").string()) + " --json --kv-capacity 32 --threads 1";
+  // Every line but the last (the aggregate, with its timing).
+  auto requests = [](const test::CommandResult& r) {
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out.substr(0, r.out.rfind("{\"aggregate\""));
+  };
+  const std::string alone = requests(test::run_command(command));
+  CHECK(alone.find("\"index\":2") != std::string::npos);
+  CHECK(requests(test::run_command(mpirun(2) + command + " --tp 2")) == alone);
+}
+
 TEST_CASE("a quantised parity model as 2 ranks prints the tokens of one process", "[distributed][e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
@@ -62,6 +90,49 @@ TEST_CASE("a quantised parity model as 2 ranks prints the tokens of one process"
     const auto alone = ids_of(test::run_command(generate(model, prompt, "--max-tokens 24")));
     CHECK(ids_of(test::run_command(mpirun(2) + generate(model, prompt, "--max-tokens 24 --tp 2"))) == alone);
   }
+}
+
+TEST_CASE("the server as 2 ranks answers concurrent completions as one process does", "[distributed][e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const std::vector<std::string> args = {"--model", (*models / "stories260K.gguf").string(), "--threads", "1", "--slots", "4",
+                                         "--kv-capacity", "64"};
+  std::vector<std::string> split = args;
+  split.insert(split.end(), {"--tp", "2"});
+  test::ServerProcess alone(args);
+  test::ServerProcess ranks(split, {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
+                            {SNAPSTREAM_MPIEXEC, "-np", "2", "--oversubscribe"});
+  // Six requests at once through four slots: they share decode batches, wait for slots, and the
+  // longer prompts are compacted into the 64-entry caches.
+  std::vector<std::string> prompts;
+  for (int i = 0; i < 6; ++i) {
+    std::string prompt = "Once upon a time, there was a little " + std::string(i % 2 ? "dog" : "girl") + " named " +
+                         std::to_string(i) + ".";
+    for (int repeat = 0; repeat < i; ++repeat) prompt += " She liked to play in the park with her friends every day.";
+    prompts.push_back(prompt);
+  }
+  auto texts = [&](int port) {
+    std::vector<std::future<std::string>> replies;
+    for (const std::string& prompt : prompts)
+      replies.push_back(std::async(std::launch::async, [port, prompt] {
+        const nlohmann::json body = {{"prompt", prompt}, {"max_tokens", 60}, {"temperature", 0}};
+        const test::HttpReply reply = test::http_call(port, "POST", "/v1/completions", body.dump());
+        return reply.status == 200 ? nlohmann::json::parse(reply.body).at("choices").at(0).at("text").get<std::string>()
+                                   : "status " + std::to_string(reply.status) + ": " + reply.body;
+      }));
+    std::vector<std::string> out;
+    for (auto& reply : replies) out.push_back(reply.get());
+    return out;
+  };
+  const std::vector<std::string> expected = texts(alone.port());
+  const std::vector<std::string> got = texts(ranks.port());
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    INFO("prompt " << i);
+    CHECK_FALSE(expected[i].empty());
+    CHECK(got[i] == expected[i]);
+  }
+  ranks.stop();
+  CHECK_THAT(ranks.log(), Catch::Contains("stopped"));
 }
 
 TEST_CASE("ranks that disagree stop together with one clear error", "[distributed][e2e]") {

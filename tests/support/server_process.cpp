@@ -8,8 +8,10 @@
 
 namespace snapstream::test {
 
-ServerProcess::ServerProcess(const std::vector<std::string>& args, const std::vector<std::string>& environment) {
-  std::vector<std::string> argv = {snapstream_binary().string(), "serve", "--port", "0"};
+ServerProcess::ServerProcess(const std::vector<std::string>& args, const std::vector<std::string>& environment,
+                             const std::vector<std::string>& launcher) {
+  std::vector<std::string> argv = launcher;
+  argv.insert(argv.end(), {snapstream_binary().string(), "serve", "--port", "0"});
   argv.insert(argv.end(), args.begin(), args.end());
   process_ = std::make_unique<ChildProcess>(argv, dir_ / "server.log", environment);
   const std::regex listening(R"(listening on http://[^:]+:(\d+))");

@@ -15,8 +15,10 @@ class ServerProcess {
  public:
   // `args` follow "serve" (the model and options); --port 0 is added. Throws std::runtime_error,
   // with the server's log, when it does not get ready within 60 s.
-  // `environment` entries ("NAME=VALUE") are added to the server's environment.
-  explicit ServerProcess(const std::vector<std::string>& args, const std::vector<std::string>& environment = {});
+  // `environment` entries ("NAME=VALUE") are added to the server's environment. `launcher`, when
+  // given, starts the binary (mpirun and its arguments, say).
+  explicit ServerProcess(const std::vector<std::string>& args, const std::vector<std::string>& environment = {},
+                         const std::vector<std::string>& launcher = {});
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
