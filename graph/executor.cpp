@@ -43,28 +43,32 @@ const float* Executor::rounded_slice(const Op& op, int64_t rows, kernels::DType 
   return row_slice_.data();
 }
 
+const std::vector<const float*>& Executor::shard_parts(std::span<const int32_t> parts) {
+  sources_.clear();
+  if (collectives_ == nullptr) {
+    for (const int32_t part : parts) sources_.push_back(tensor(part));
+    return sources_;
+  }
+  int64_t total = 0;
+  for (const int64_t count : counts_) total += count;
+  gathered_.resize(static_cast<size_t>(total));
+  collectives_->all_gather(tensor(parts[static_cast<size_t>(collectives_->rank())]), counts_, gathered_.data());
+  const float* at = gathered_.data();
+  for (const int64_t count : counts_) {
+    sources_.push_back(at);
+    at += count;
+  }
+  return sources_;
+}
+
 void Executor::gather_columns(std::span<const int32_t> parts, int64_t rows, float* out) {
   int64_t whole = 0;
-  for (const int32_t part : parts) whole += width(part);
-  // Each part as [rows][width], from this process's tensors or, across ranks, one after
-  // another in rank order.
-  std::vector<const float*>& sources = sources_;
-  sources.clear();
-  if (collectives_ == nullptr) {
-    for (const int32_t part : parts) sources.push_back(tensor(part));
-  } else {
-    counts_.clear();
-    for (const int32_t part : parts) counts_.push_back(rows * width(part));
-    int64_t total = 0;
-    for (const int64_t count : counts_) total += count;
-    gathered_.resize(static_cast<size_t>(total));
-    collectives_->all_gather(tensor(parts[static_cast<size_t>(collectives_->rank())]), counts_, gathered_.data());
-    const float* at = gathered_.data();
-    for (const int64_t count : counts_) {
-      sources.push_back(at);
-      at += count;
-    }
+  counts_.clear();
+  for (const int32_t part : parts) {
+    whole += width(part);
+    counts_.push_back(rows * width(part));
   }
+  const std::vector<const float*>& sources = shard_parts(parts);
   int64_t column = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     const int64_t w = width(parts[i]);
@@ -74,18 +78,10 @@ void Executor::gather_columns(std::span<const int32_t> parts, int64_t rows, floa
 }
 
 void Executor::sum_shards(std::span<const int32_t> parts, int64_t values, float* out) {
-  std::vector<const float*>& sources = sources_;
-  sources.clear();
-  if (collectives_ == nullptr) {
-    for (const int32_t part : parts) sources.push_back(tensor(part));
-  } else {
-    // Gathered and summed here in shard order, not reduced by the transport in its own order:
-    // every rank, and a single process running every shard, then adds the same floats alike.
-    counts_.assign(parts.size(), values);
-    gathered_.resize(parts.size() * static_cast<size_t>(values));
-    collectives_->all_gather(tensor(parts[static_cast<size_t>(collectives_->rank())]), counts_, gathered_.data());
-    for (size_t i = 0; i < parts.size(); ++i) sources.push_back(gathered_.data() + i * static_cast<size_t>(values));
-  }
+  // Gathered and summed here in shard order, not reduced by the transport in its own order:
+  // every rank, and a single process running every shard, then adds the same floats alike.
+  counts_.assign(parts.size(), values);
+  const std::vector<const float*>& sources = shard_parts(parts);
   std::memcpy(out, sources.front(), static_cast<size_t>(values) * sizeof(float));
   for (size_t shard = 1; shard < sources.size(); ++shard)
     for (int64_t i = 0; i < values; ++i) out[i] += sources[shard][i];

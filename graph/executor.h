@@ -94,6 +94,9 @@ class Executor {
   // Whether this process runs `op`: every op without collectives, else its shard's and the
   // replicated ones.
   bool runs_here(const Op& op) const { return collectives_ == nullptr || op.replicated || op.shard == collectives_->rank(); }
+  // Each shard's part (of counts_[shard] floats), in shard order: this process's tensors, or
+  // gathered from every rank.
+  const std::vector<const float*>& shard_parts(std::span<const int32_t> parts);
   // Joins the shards' [rows][width] parts column-wise into [rows][sum of widths] at `out`,
   // gathering the other ranks' parts first when shards run in separate processes.
   void gather_columns(std::span<const int32_t> parts, int64_t rows, float* out);
@@ -121,7 +124,7 @@ class Executor {
   OpProfile* profile_ = nullptr;
   Collectives* collectives_ = nullptr;
   std::vector<float> gathered_;      // the ranks' parts of a collective, in rank order
-  std::vector<int64_t> counts_;      // floats each rank sends to it
+  std::vector<int64_t> counts_;      // floats of each shard's part of a collective
   std::vector<const float*> sources_;  // each shard's part of a collective, in shard order
   std::vector<kernels::CacheView> caches_;
   std::vector<float> shifted_q_;  // grows once to the largest bucket's queries
