@@ -34,7 +34,7 @@ void run_batch(const BatchArgs& args) {
   options.slots = args.slots;
   options.max_waiting = std::max<int64_t>(1, static_cast<int64_t>(prompts.size()));
   options.cache = args.engine.cache;
-  options.graphs = args.engine.graphs;
+  options.graphs = plan_for_this_rank(args.engine.graphs);
   apply_emulation(args.engine, options);
   runtime::Engine engine(*model, pool, options);
   const std::string plan = describe_plan(*model, engine.runner(), engine.cache());
@@ -42,7 +42,7 @@ void run_batch(const BatchArgs& args) {
     std::cout << plan;
     return;
   }
-  if (!lead_or_follow(engine.runner(), *model, args.engine.graphs.shards)) return;
+  if (!lead_or_follow(engine.runner(), *model)) return;
   spdlog::info("{} requests, {} slots\n{}", prompts.size(), args.slots, plan);
 
   const auto start = std::chrono::steady_clock::now();

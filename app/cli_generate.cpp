@@ -43,14 +43,14 @@ void run_generate(const GenerateArgs& args) {
   options.sampling.top_p = args.top_p;
   options.sampling.seed = args.seed;
   options.cache = args.engine.cache;
-  options.graphs = args.engine.graphs;
+  options.graphs = plan_for_this_rank(args.engine.graphs);
   // Compiled before anything is printed: a plan the shape cannot take fails with nothing on stdout.
   runtime::Generator generator(*model, pool, options);
   if (args.engine.list_graphs) {
     std::cout << describe_plan(*model, generator.runner(), generator.cache());
     return;
   }
-  if (!lead_or_follow(generator.runner(), *model, args.engine.graphs.shards)) return;
+  if (!lead_or_follow(generator.runner(), *model)) return;
   spdlog::info("KV cache: {}", generator.cache().config().describe());
 
   runtime::check_prompt(prompt_ids, model->shape.context_length, tokenizer);

@@ -50,7 +50,7 @@ runtime::EngineOptions serve_engine_options(const ServeArgs& args) {
   options.slots = args.slots;
   options.max_waiting = args.max_waiting;
   options.cache = args.engine.cache;
-  options.graphs = args.engine.graphs;
+  options.graphs = plan_for_this_rank(args.engine.graphs);
   apply_emulation(args.engine, options);
   return options;
 }
@@ -73,7 +73,7 @@ void follow_serving(const ServeArgs& args) {
   const auto model = load_model_logged(args.model);
   kernels::ThreadPool pool(args.model.threads);
   runtime::Engine engine(*model, pool, serve_engine_options(args));
-  lead_or_follow(engine.runner(), *model, args.engine.graphs.shards);
+  lead_or_follow(engine.runner(), *model);
 }
 
 void run_serve(const ServeArgs& args) {
@@ -119,7 +119,7 @@ void run_serve(const ServeArgs& args) {
     spdlog::info("compiling graphs and allocating the KV cache");
     const auto engine_owner = std::make_unique<runtime::Engine>(*model, *pool, serve_engine_options(args));
     runtime::Engine& engine = *engine_owner;
-    lead_or_follow(engine.runner(), *model, args.engine.graphs.shards);
+    lead_or_follow(engine.runner(), *model);
     spdlog::info("{}", describe_plan(*model, engine.runner(), engine.cache()));
 
     api::ApiOptions api_options{args.served_model_name, args.api_key};

@@ -28,12 +28,17 @@ class ProcessRanks {
   std::unique_ptr<State> state_;
 };
 
-// Joins `runner` (of `model`, split into `tp` shards) to the ranks. Returns true when this
+// `plan` as this process runs it: unchanged in one process; under mpirun holding this rank's
+// shard only. Throws ConfigError, on every rank alike, when plan.shards is not the number of
+// ranks.
+runtime::GraphPlan plan_for_this_rank(runtime::GraphPlan plan);
+
+// Joins `runner` (of `model`, built from plan_for_this_rank()) to the ranks. Returns true when this
 // process runs the command: one process, or rank 0, whose runner then computes its shard and
 // relays its steps. Returns false on the other ranks once they have taken rank 0's steps to its
-// end. Throws ConfigError, on every rank alike, when tp is not the number of ranks or a rank
-// was started with other arguments or another model file.
-bool lead_or_follow(runtime::GraphRunner& runner, const runtime::Model& model, int32_t tp);
+// end. Throws ConfigError, on every rank alike, when a rank was started with other arguments or
+// another model file.
+bool lead_or_follow(runtime::GraphRunner& runner, const runtime::Model& model);
 
 // True on the ranks other than 0 of a job of several: they take rank 0's steps and do nothing
 // else a command does (listen, print, write files).

@@ -60,25 +60,37 @@ ProcessRanks::~ProcessRanks() {
   current = nullptr;
 }
 
-bool lead_or_follow(runtime::GraphRunner& runner, const runtime::Model& model, int32_t tp) {
+namespace {
+
+// Every rank checks the same things in the same order, so all refuse together, before any
+// step, and none is left waiting for another.
+[[noreturn]] void refuse_together(const std::string& why) {
+  current->refused_together = true;
+  throw runtime::ConfigError(why);
+}
+
+}  // namespace
+
+runtime::GraphPlan plan_for_this_rank(runtime::GraphPlan plan) {
+  if (current == nullptr || current->session.size() == 1) return plan;
+  const int32_t ranks = current->session.size();
+  if (plan.shards != ranks)
+    refuse_together("mpirun started " + std::to_string(ranks) + " ranks, but --tp is " + std::to_string(plan.shards) +
+                    ": each rank runs one tensor-parallel shard, so give --tp " + std::to_string(ranks));
+  plan.held_shard = current->session.rank();
+  return plan;
+}
+
+bool lead_or_follow(runtime::GraphRunner& runner, const runtime::Model& model) {
   if (current == nullptr || current->session.size() == 1) return true;
   const int32_t ranks = current->session.size(), rank = current->session.rank();
-  // Every rank checks the same things in the same order, so all refuse together, before any
-  // step, and none is left waiting for another.
-  auto refuse = [](const std::string& why) {
-    current->refused_together = true;
-    throw runtime::ConfigError(why);
-  };
-  if (tp != ranks)
-    refuse("mpirun started " + std::to_string(ranks) + " ranks, but --tp is " + std::to_string(tp) +
-           ": each rank runs one tensor-parallel shard, so give --tp " + std::to_string(ranks));
   uint64_t mine[2] = {current->arguments, model_fingerprint(model)};
   uint64_t leader[2] = {mine[0], mine[1]};
   distributed::check_mpi(MPI_Bcast(leader, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast of rank 0's fingerprints");
   int differs[2] = {mine[0] != leader[0], mine[1] != leader[1]}, any[2] = {0, 0};
   distributed::check_mpi(MPI_Allreduce(differs, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce of the start-up check");
-  if (any[0] != 0) refuse("the ranks were started with different command lines: start every rank with the same arguments");
-  if (any[1] != 0) refuse("the ranks read different model files (size or first MiB differ): give every rank the same file");
+  if (any[0] != 0) refuse_together("the ranks were started with different command lines: start every rank with the same arguments");
+  if (any[1] != 0) refuse_together("the ranks read different model files (size or first MiB differ): give every rank the same file");
   runner.set_collectives(&current->collectives);
   if (rank == 0) {
     runner.set_step_relay(&current->relay);

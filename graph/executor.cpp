@@ -163,12 +163,18 @@ void Executor::run_matmuls(std::span<const Op> ops, int64_t layer) {
   for (size_t k = 0; k < ops.size(); ++k) add_bias(ops[k], layer, m, group_weights_[k].rows);
 }
 
-kernels::WeightView Executor::weight_of(const Op& op, int64_t layer) const {
-  kernels::WeightView w = bindings_->matrix(op.weight.kind, layer);
-  if (op.weight.row_end > op.weight.row_begin) w = w.row_slice(op.weight.row_begin, op.weight.row_end);
-  if (op.weight.col_end > op.weight.col_begin) w = w.column_slice(op.weight.col_begin, op.weight.col_end);
+kernels::WeightView slice_of(const kernels::WeightView& whole, const WeightSlice& slice) {
+  kernels::WeightView w = whole;
+  if (slice.row_end > slice.row_begin) w = w.row_slice(slice.row_begin, slice.row_end);
+  if (slice.col_end > slice.col_begin) w = w.column_slice(slice.col_begin, slice.col_end);
   return w;
 }
+
+kernels::WeightView ExecutionBindings::matrix_slice(const WeightSlice& slice, int64_t layer) const {
+  return slice_of(matrix(slice.kind, layer), slice);
+}
+
+kernels::WeightView Executor::weight_of(const Op& op, int64_t layer) const { return bindings_->matrix_slice(op.weight, layer); }
 
 kernels::MatmulPath Executor::matmul_path() const {
   // Decode keeps every row's result independent of the batch (see MatmulPath::RowDots).

@@ -20,11 +20,18 @@
 
 namespace snapstream::graph {
 
+// Rows [slice.row_begin, row_end), then columns [col_begin, col_end) of `whole` (empty ranges:
+// all of them).
+kernels::WeightView slice_of(const kernels::WeightView& whole, const WeightSlice& slice);
+
 // What a run needs from outside the graph. `kv_begin` is the first KV head of a shard.
 class ExecutionBindings {
  public:
   virtual ~ExecutionBindings() = default;
   virtual kernels::WeightView matrix(WeightKind kind, int64_t layer) const = 0;
+  // The part of a matrix a shard's matmul reads: by default sliced from matrix(); bindings that
+  // hold their own copy of a slice return that.
+  virtual kernels::WeightView matrix_slice(const WeightSlice& slice, int64_t layer) const;
   virtual const float* vector(WeightKind kind, int64_t layer) const = 0;  // norm weights
   // The bias of a projection, one value per weight row; only asked for by ops with add_bias.
   virtual const float* bias(WeightKind kind, int64_t layer) const = 0;

@@ -19,7 +19,7 @@ namespace snapstream::runtime {
 Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions options)
     : model_(model),
       options_(options),
-      cache_(model.shape, options.cache.resolved(model.shape.context_length), options.slots),
+      cache_(model.shape, options.cache.resolved(model.shape.context_length), options.slots, held_kv_heads(model.shape, options.graphs)),
       runner_(model, pool, cache_, options.graphs) {
   if (options_.max_waiting < 0) throw ConfigError("the waiting queue size must be >= 0");
   if (options_.prefill_token_budget < 1) throw ConfigError("the prefill token budget must be >= 1");

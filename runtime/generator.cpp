@@ -33,7 +33,7 @@ double GenerationResult::decode_tokens_per_s() const {
 Generator::Generator(const Model& model, kernels::ThreadPool& pool, const GenerationOptions& options)
     : model_(model),
       options_(options),
-      cache_(model.shape, options.cache.resolved(model.shape.context_length), 1),
+      cache_(model.shape, options.cache.resolved(model.shape.context_length), 1, held_kv_heads(model.shape, options.graphs)),
       runner_(model, pool, cache_, one_sequence(options.graphs)) {}
 
 GenerationResult Generator::run(std::span<const int32_t> prompt_ids, const std::function<void(int32_t)>& on_token) {

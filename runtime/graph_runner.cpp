@@ -7,6 +7,7 @@
 
 #include "graph/errors.h"
 #include "runtime/errors.h"
+#include "runtime/model_weight_kinds.h"
 #include "runtime/prompt_check.h"
 #include "runtime/prompt_compaction.h"
 
@@ -17,12 +18,16 @@ constexpr int64_t kLongestDefaultPrefill = 4096;
 
 // The model's own shape, with what the CPU engine stores: the loaded weights' type and the slot
 // cache's capacity and storage type.
-graph::ModelShape served_shape(const graph::ModelShape& model, const SlotKvCache& cache, kernels::DType dtype, int32_t shards) {
+void check_kv_heads_split(const graph::ModelShape& model, int32_t shards) {
   // Replicated KV heads (more shards than KV heads) are priced but not run: two shards would
   // each compact the same head's cache from only their own query heads.
   if (shards > 0 && model.kv_heads % shards != 0)
     throw ConfigError("the CPU engine splits KV heads among tensor-parallel shards: " + std::to_string(model.kv_heads) +
                       " KV heads do not divide by --tp " + std::to_string(shards));
+}
+
+graph::ModelShape served_shape(const graph::ModelShape& model, const SlotKvCache& cache, kernels::DType dtype, int32_t shards) {
+  check_kv_heads_split(model, shards);
   graph::ModelShape s = model;
   s.kv_capacity = cache.capacity();
   s.weight_dtype = dtype;
@@ -58,49 +63,29 @@ graph::GraphCache compile_graphs(const Model& model, const SlotKvCache& cache, c
 
 }  // namespace
 
+KvHeadRange held_kv_heads(const graph::ModelShape& model, const GraphPlan& plan) {
+  if (plan.held_shard < 0) return {};
+  if (plan.held_shard >= plan.shards)
+    throw ConfigError("shard " + std::to_string(plan.held_shard) + " is not one of " + std::to_string(plan.shards) + " tensor-parallel shards");
+  check_kv_heads_split(model, plan.shards);
+  const int64_t per_shard = model.kv_heads / plan.shards;
+  return {plan.held_shard * per_shard, per_shard};
+}
+
 class GraphRunner::Bindings final : public graph::ExecutionBindings {
  public:
-  Bindings(const Model& model, SlotKvCache& cache, kernels::ThreadPool& pool, float* history = nullptr,
-           const AttentionObserver* observer = nullptr)
-      : model_(model), cache_(cache), pool_(pool), history_(history), observer_(observer) {}
+  Bindings(const Model& model, SlotKvCache& cache, kernels::ThreadPool& pool, const HeldWeightSlices* held_slices,
+           float* history = nullptr, const AttentionObserver* observer = nullptr)
+      : model_(model), cache_(cache), pool_(pool), held_slices_(held_slices), history_(history), observer_(observer) {}
 
-  kernels::WeightView matrix(graph::WeightKind kind, int64_t layer) const override {
-    const ModelWeights& w = model_.weights;
-    using K = graph::WeightKind;
-    switch (kind) {
-      case K::Embedding: return w.token_embedding;
-      case K::Output: return w.output;
-      case K::Wq: return layer_of(layer).wq;
-      case K::Wk: return layer_of(layer).wk;
-      case K::Wv: return layer_of(layer).wv;
-      case K::Wo: return layer_of(layer).wo;
-      case K::Gate: return layer_of(layer).w_gate;
-      case K::Up: return layer_of(layer).w_up;
-      case K::Down: return layer_of(layer).w_down;
-      default: throw ContractError("weight " + std::string(graph::weight_kind_name(kind)) + " is not a matrix");
-    }
+  kernels::WeightView matrix(graph::WeightKind kind, int64_t layer) const override { return model_matrix(model_, kind, layer); }
+  kernels::WeightView matrix_slice(const graph::WeightSlice& slice, int64_t layer) const override {
+    if (held_slices_ != nullptr)
+      if (const kernels::WeightView* held = held_slices_->find(slice, layer)) return *held;
+    return ExecutionBindings::matrix_slice(slice, layer);
   }
-
-  const float* vector(graph::WeightKind kind, int64_t layer) const override {
-    using K = graph::WeightKind;
-    switch (kind) {
-      case K::AttentionNorm: return layer_of(layer).attention_norm;
-      case K::MlpNorm: return layer_of(layer).mlp_norm;
-      case K::FinalNorm: return model_.weights.final_norm;
-      default: throw ContractError("weight " + std::string(graph::weight_kind_name(kind)) + " is not a vector");
-    }
-  }
-
-  const float* bias(graph::WeightKind kind, int64_t layer) const override {
-    using K = graph::WeightKind;
-    switch (kind) {
-      case K::Wq: return layer_of(layer).bq;
-      case K::Wk: return layer_of(layer).bk;
-      case K::Wv: return layer_of(layer).bv;
-      case K::Wo: return layer_of(layer).bo;
-      default: return nullptr;
-    }
-  }
+  const float* vector(graph::WeightKind kind, int64_t layer) const override { return model_norm(model_, kind, layer); }
+  const float* bias(graph::WeightKind kind, int64_t layer) const override { return model_bias(model_, kind, layer); }
 
   int64_t cache_capacity() const override { return cache_.capacity(); }
   kernels::RopeSpec rope() const override { return model_.rope(); }
@@ -131,8 +116,9 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   PromptHistory prompt_history(int64_t layer, int64_t kv_begin) override {
     if (history_ == nullptr) throw ContractError("this runner has no prompt history for chunked prefill");
     const graph::ModelShape& c = model_.shape;
-    float* keys = history_ + layer * 2 * c.context_length * c.kv_dim() + kv_begin * c.context_length * c.head_dim;
-    return {keys, keys + c.context_length * c.kv_dim()};
+    const int64_t held_width = cache_.held_heads().count * c.head_dim;
+    float* keys = history_ + layer * 2 * c.context_length * held_width + held_head(kv_begin) * c.context_length * c.head_dim;
+    return {keys, keys + c.context_length * held_width};
   }
 
   void observe_queries(int64_t layer, int64_t kv_begin, const kernels::AttentionShape& shard, int64_t rows, const float* q,
@@ -148,14 +134,21 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   std::vector<int64_t> slots, write_entries, positions, rotations, shifted_rotations, shifted_ends;
 
  private:
-  const LayerWeights& layer_of(int64_t layer) const { return model_.weights.layers.at(static_cast<size_t>(layer)); }
   LayerCacheView shard_view(int64_t slot, int64_t layer, int64_t kv_begin) {
-    return cache_.layer_view(slot, layer).from_head(kv_begin, cache_.capacity(), model_.shape.head_dim);
+    return cache_.layer_view(slot, layer).from_head(held_head(kv_begin), cache_.capacity(), model_.shape.head_dim);
+  }
+  // KV head `kv_begin` among the held ones; a shard's heads are all held or none.
+  int64_t held_head(int64_t kv_begin) const {
+    const KvHeadRange held = cache_.held_heads();
+    if (kv_begin < held.first || kv_begin >= held.first + held.count)
+      throw ContractError("KV head " + std::to_string(kv_begin) + " is not held by this process's cache");
+    return kv_begin - held.first;
   }
 
   const Model& model_;
   SlotKvCache& cache_;
   kernels::ThreadPool& pool_;
+  const HeldWeightSlices* held_slices_;
   float* history_;
   const AttentionObserver* observer_;
 };
@@ -164,15 +157,25 @@ GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCa
     : model_(model),
       cache_(cache),
       graphs_(compile_graphs(model, cache, plan)),
+      held_shard_(plan.held_shard),
       executor_(pool),
       pool_(pool) {
+  if (held_shard_ >= 0) {
+    const KvHeadRange heads = held_kv_heads(model.shape, plan), held = cache.held_heads();
+    if (held.first != heads.first || held.count != heads.count)
+      throw ContractError("the KV cache does not hold shard " + std::to_string(held_shard_) + "'s heads");
+    held_slices_ = std::make_unique<HeldWeightSlices>(model, graphs_, held_shard_);
+    // Copying the slices read every page of those matrices; only the pages read in place from
+    // now on need to stay.
+    if (model.mapping) model.mapping->release_resident_pages();
+  }
   int64_t arena = 0;
   for (const auto& g : graphs_.graphs()) arena = std::max(arena, g.arena_bytes);
-  arena_.resize(static_cast<size_t>(arena));
+  arena_ = LazyPages(static_cast<size_t>(arena));
   ++arena_allocations_;
   const graph::ModelShape& c = model.shape;
   if (c.context_length - 1 > graphs_.max_prefill_length())
-    history_.resize(static_cast<size_t>(c.layers * 2 * c.context_length * c.kv_dim()));
+    history_ = LazyPages(sizeof(float) * static_cast<size_t>(c.layers * 2 * c.context_length * cache.held_heads().count * c.head_dim));
 }
 
 std::vector<int64_t> GraphRunner::chunk_lengths(int64_t prompt_length) const {
@@ -231,7 +234,7 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
   if (relay_ != nullptr) relay_->prefill_chunk(prompt, start, count, slot);
   const std::span<const int32_t> tokens = prompt.subspan(static_cast<size_t>(start), static_cast<size_t>(count));
   if (start == 0) cache_.reset(slot);
-  Bindings bindings(model_, cache_, pool_, history_.empty() ? nullptr : history_.data());
+  Bindings bindings(model_, cache_, pool_, held_slices_.get(), history_.empty() ? nullptr : reinterpret_cast<float*>(history_.data()));
   bindings.slots = {slot};
   graph::StepRows rows;
   rows.tokens = tokens;
@@ -253,6 +256,7 @@ const float* GraphRunner::run_step(graph::Phase phase, int64_t size, Bindings& b
   // the runtime's own fault.
   try {
     const bool decode = phase == graph::Phase::Decode;
+    if (held_shard_ >= 0 && !joined_) throw ContractError("a runner holding one shard runs only once joined to the other ranks");
     const graph::Graph& graph = decode ? graphs_.decode(size) : graphs_.prefill(size);
     if (decode) {
       decode_rows_ += size;
@@ -269,7 +273,10 @@ void GraphRunner::set_collectives(graph::Collectives* collectives) {
   if (collectives != nullptr && collectives->size() != shards)
     throw ConfigError("graphs split into " + std::to_string(shards) + " tensor-parallel shards cannot run on " +
                       std::to_string(collectives->size()) + " ranks: give --tp " + std::to_string(collectives->size()));
+  if (collectives != nullptr && held_shard_ >= 0 && collectives->rank() != held_shard_)
+    throw ConfigError("this runner holds shard " + std::to_string(held_shard_) + " but runs as rank " + std::to_string(collectives->rank()));
   executor_.set_collectives(collectives);
+  joined_ = collectives != nullptr;
 }
 
 void GraphRunner::set_attention_observer(AttentionObserver observer) { observer_ = std::move(observer); }
@@ -279,7 +286,7 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
   if (b < 1 || b > graphs_.max_decode_batch())
     throw ContractError("a decode step of " + std::to_string(b) + " sequences exceeds the largest batch bucket (" +
                         std::to_string(graphs_.max_decode_batch()) + ")");
-  Bindings bindings(model_, cache_, pool_, nullptr, &observer_);
+  Bindings bindings(model_, cache_, pool_, held_slices_.get(), nullptr, &observer_);
   std::vector<int32_t> tokens;
   for (int64_t i = 0; i < b; ++i) {
     const DecodeInput& in = batch[static_cast<size_t>(i)];

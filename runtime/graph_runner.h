@@ -5,12 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "graph/executor.h"
 #include "graph/graph_cache.h"
 #include "kernels/thread_pool.h"
+#include "runtime/held_weight_slices.h"
+#include "runtime/lazy_pages.h"
 #include "runtime/model.h"
 #include "runtime/slot_kv_cache.h"
 #include "runtime/step_relay.h"
@@ -28,7 +31,14 @@ struct GraphPlan {
   std::vector<int64_t> prefill_lengths;  // empty: 128, 512, 2048, 4096, within the context
   int32_t shards = 1;                    // tensor-parallel shards (run one after another here)
   bool kernel_looping = true;
+  // The one shard this process runs and holds weights and cache for (an MPI rank), or -1 for
+  // every shard.
+  int32_t held_shard = -1;
 };
+
+// The KV heads a cache for `plan` holds: every head, or the held shard's. Throws ConfigError when
+// the held shard is not one of the plan's or its KV heads do not split evenly.
+KvHeadRange held_kv_heads(const graph::ModelShape& model, const GraphPlan& plan);
 
 // Sees each decode layer's rotated queries and new keys before attention (see
 // ExecutionBindings::observe_queries), with the slot of each row.
@@ -72,7 +82,8 @@ class GraphRunner {
   // Adds each op's wall time to `profile` from now on (nullptr stops it).
   void set_profile(graph::OpProfile* profile) { executor_.set_profile(profile); }
   // Runs only this rank's shard from now on, joining the others through `collectives` (see
-  // graph::Executor::set_collectives); the plan's shards must be collectives->size().
+  // graph::Executor::set_collectives); the plan's shards must be collectives->size(), and a plan
+  // that holds one shard must be this rank's.
   void set_collectives(graph::Collectives* collectives);
   // Tells `relay` of every step before it runs (nullptr: nobody): the leading rank's runner
   // relays, the others' take the relayed steps.
@@ -86,12 +97,15 @@ class GraphRunner {
   const Model& model_;
   SlotKvCache& cache_;
   graph::GraphCache graphs_;
+  int32_t held_shard_;  // the plan's: -1 when every shard's weights and cache are here
+  std::unique_ptr<HeldWeightSlices> held_slices_;  // the held shard's column slices
+  bool joined_ = false;  // collectives are set: only the own shard runs here
   graph::Executor executor_;
-  std::vector<std::byte> arena_;
+  LazyPages arena_;  // of the largest graph; a rank writes, so holds, only its pages
   int64_t arena_allocations_ = 0;
   // The dense keys and values of the prompt being prefilled in chunks ([layer][keys|values]
-  // [context][kv width]), allocated at start-up when a prompt can outgrow the largest bucket.
-  std::vector<float> history_;
+  // [context][held kv width]), allocated at start-up when a prompt can outgrow the largest bucket.
+  LazyPages history_;  // of floats
   int64_t history_slot_ = -1;    // the slot whose prompt it holds, -1 when free
   int64_t history_length_ = 0;   // positions it holds
   double compaction_seconds_ = 0.0;

@@ -18,6 +18,9 @@ class MappedFile {
   const std::string& path() const { return path_; }
   std::span<const std::byte> bytes() const { return {data_, size_}; }
   size_t size() const { return size_; }
+  // Lets the kernel drop every page read so far from this process's resident memory; a page
+  // read again loads again from the page cache or the file. The contents never change.
+  void release_resident_pages() const;
 
  private:
   std::string path_;

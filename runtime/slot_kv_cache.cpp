@@ -2,16 +2,29 @@
 #include "runtime/slot_kv_cache.h"
 
 #include <algorithm>
+#include <string>
 
 #include "kernels/kv_entries.h"
 #include "runtime/errors.h"
 
 namespace snapstream::runtime {
 
-SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots)
-    : config_(config), slots_(slots), layers_(model.layers),
-      layer_bytes_(model.kv_dim() * config.capacity * kernels::KvRows::element_bytes(config.kv_dtype)),
-      layer_markers_(model.kv_heads * config.capacity) {
+namespace {
+
+KvHeadRange resolved(KvHeadRange held, int64_t kv_heads) {
+  if (held.count == 0 && held.first == 0) held.count = kv_heads;
+  if (held.first < 0 || held.count < 1 || held.first + held.count > kv_heads)
+    throw ConfigError("a KV cache cannot hold heads [" + std::to_string(held.first) + ", " + std::to_string(held.first + held.count) +
+                      ") of a model with " + std::to_string(kv_heads));
+  return held;
+}
+
+}  // namespace
+
+SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots, KvHeadRange held)
+    : config_(config), held_(resolved(held, model.kv_heads)), slots_(slots), layers_(model.layers),
+      layer_bytes_(held_.count * model.head_dim * config.capacity * kernels::KvRows::element_bytes(config.kv_dtype)),
+      layer_markers_(held_.count * config.capacity) {
   if (slots < 1) throw ConfigError("the KV cache needs at least one slot");
   if (config.capacity < 1) throw ConfigError("the SnapStream config must be resolved before allocating the cache");
   if (!kernels::is_kv_dtype(config.kv_dtype)) throw ConfigError("the KV cache stores f32 or f16");

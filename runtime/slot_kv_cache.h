@@ -20,18 +20,25 @@ struct SequenceState {
   int64_t ring_writes = 0;  // writes into the ring once the cache is full
 };
 
-// One layer of one sequence's cache, all KV heads: [kv_heads][capacity] entries.
+// One layer of one sequence's cache, every held KV head: [held heads][capacity] entries.
 struct LayerCacheView {
-  kernels::KvRows keys;        // [kv_heads][capacity][head_dim]
+  kernels::KvRows keys;        // [held heads][capacity][head_dim]
   kernels::KvRows values;
-  uint8_t* live = nullptr;     // [kv_heads][capacity]
+  uint8_t* live = nullptr;     // [held heads][capacity]
   int32_t* positions = nullptr;
 
-  // The same view starting at KV head `first` (for a tensor-parallel shard).
+  // The same view starting at held KV head `first` (for a tensor-parallel shard).
   LayerCacheView from_head(int64_t first, int64_t capacity, int64_t head_dim) const {
     return {{keys.dtype, keys.row(first * capacity, head_dim)}, {values.dtype, values.row(first * capacity, head_dim)},
             live + first * capacity, positions + first * capacity};
   }
+};
+
+// The KV heads [first, first + count) a cache holds of every layer: all of them in one process,
+// one tensor-parallel shard's on an MPI rank. count 0 means all.
+struct KvHeadRange {
+  int64_t first = 0;
+  int64_t count = 0;
 };
 
 // Writes one token's keys and values ([kv_heads][head_dim] each) into entry `entry` of a layer
@@ -41,12 +48,14 @@ void store_token(const LayerCacheView& view, int64_t kv_heads, int64_t head_dim,
 
 class SlotKvCache {
  public:
-  // `config` must be resolved for `model`'s context length.
-  SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots);
+  // `config` must be resolved for `model`'s context length. Holds the KV heads `held` only.
+  SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots, KvHeadRange held = {});
 
   const SnapStreamConfig& config() const { return config_; }
   int64_t slots() const { return slots_; }
   int64_t capacity() const { return config_.capacity; }
+  // The KV heads held, count resolved (never 0).
+  KvHeadRange held_heads() const { return held_; }
   // Whether a sequence may grow past the model's context: a bounded cache with re-indexed
   // positions keeps every query-key distance below its capacity (StreamingLLM's unbounded
   // streaming), where original positions would rotate keys beyond anything the model saw.
@@ -86,7 +95,7 @@ class SlotKvCache {
   // positions are re-indexed and the ring has started overwriting.
   int64_t shifted_end(int64_t slot) const;
 
-  // Bytes one sequence slot holds (keys and values), and all slots together.
+  // Bytes one sequence slot holds here (keys and values of the held heads), and all slots together.
   int64_t bytes_per_slot() const;
   int64_t total_bytes() const { return bytes_per_slot() * slots_; }
   // What a full cache of `positions` tokens would hold for one sequence, for comparison.
@@ -97,6 +106,7 @@ class SlotKvCache {
   int64_t marker_offset(int64_t slot, int64_t layer) const { return (slot * layers_ + layer) * layer_markers_; }
 
   SnapStreamConfig config_;
+  KvHeadRange held_;
   int64_t slots_, layers_, layer_bytes_, layer_markers_;
   std::vector<std::byte> keys_, values_;
   std::vector<uint8_t> live_;

@@ -30,12 +30,15 @@ float max_difference(const std::vector<float>& a, const std::vector<float>& b) {
   return worst;
 }
 
-// One runner and the cache it owns.
+// One runner and the cache it owns: of every shard, or holding only shard `held`.
 struct Served {
+  GraphPlan plan;
   SlotKvCache cache;
   GraphRunner runner;
-  Served(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& config, int32_t shards)
-      : cache(model.shape, config.resolved(model.shape.context_length), 3), runner(model, pool, cache, {{1, 2, 4}, {64, 256}, shards, true}) {}
+  Served(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& config, int32_t shards, int32_t held = -1)
+      : plan{{1, 2, 4}, {64, 256}, shards, true, held},
+        cache(model.shape, config.resolved(model.shape.context_length), 3, held_kv_heads(model.shape, plan)),
+        runner(model, pool, cache, plan) {}
 };
 
 }  // namespace
@@ -58,8 +61,10 @@ TEST_CASE("shards on separate ranks give the logits of one process running every
   kernels::ThreadPool pool(1);
   Served whole(*model, pool, config, 1);      // the unsplit model
   Served every(*model, pool, config, ranks);  // every shard in this process, in turn
-  Served mine(*model, pool, config, ranks);   // this rank's shard, the others over MPI
+  Served mine(*model, pool, config, ranks, mpi.rank());  // this rank's shard, the others over MPI
   mine.runner.set_collectives(&mpi);
+  // Each rank holds its share of the cache only.
+  CHECK(mine.cache.bytes_per_slot() * ranks == every.cache.bytes_per_slot());
 
   const std::vector<int64_t> lengths = {30, 100, 180};
   std::vector<DecodeInput> batch;
@@ -113,7 +118,7 @@ TEST_CASE("quantised parity models split over ranks decode as one process does",
     const auto golden = nlohmann::json::parse(in);
     const auto prompt = golden.at("cases").at(0).at("prompt_ids").get<std::vector<int32_t>>();
     Served every(*model, pool, config, mpi.size());
-    Served mine(*model, pool, config, mpi.size());
+    Served mine(*model, pool, config, mpi.size(), mpi.rank());
     mine.runner.set_collectives(&mpi);
     const int64_t vocab = model->shape.vocab;
     std::vector<float> b(static_cast<size_t>(vocab)), c(b.size());

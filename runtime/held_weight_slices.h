@@ -1,0 +1,39 @@
+// A tensor-parallel rank's own copies of the column slices its shard reads. A row slice is read
+// in place from the mapped file, touching only its own pages; a column slice takes a piece of
+// every row, so read in place it would keep the whole matrix resident on every rank.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+#include "graph/graph_cache.h"
+#include "kernels/weight_view.h"
+#include "runtime/lazy_pages.h"
+#include "runtime/model.h"
+
+namespace snapstream::runtime {
+
+class HeldWeightSlices {
+ public:
+  // Copies every column slice that shard `shard`'s matmuls in `graphs` read from `model`.
+  HeldWeightSlices(const Model& model, const graph::GraphCache& graphs, int32_t shard);
+
+  // This rank's copy of `slice` of layer `layer`'s matrix, or null when it is read in place.
+  const kernels::WeightView* find(const graph::WeightSlice& slice, int64_t layer) const;
+  int64_t bytes() const { return bytes_; }
+  int64_t count() const { return static_cast<int64_t>(views_.size()); }
+
+ private:
+  using Key = std::tuple<graph::WeightKind, int64_t, int64_t, int64_t, int64_t, int64_t>;
+  static Key key_of(const graph::WeightSlice& slice, int64_t layer) {
+    return {slice.kind, layer, slice.row_begin, slice.row_end, slice.col_begin, slice.col_end};
+  }
+
+  std::map<Key, kernels::WeightView> views_;
+  LazyPages storage_;  // the packed slices
+  int64_t bytes_ = 0;
+};
+
+}  // namespace snapstream::runtime
