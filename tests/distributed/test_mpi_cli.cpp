@@ -1,11 +1,18 @@
 // The real binary as MPI ranks: `mpirun -np P snapstream generate --tp P` prints the tokens of
 // one process (stories260K through SnapKV compaction and ring eviction, and a quantised parity
-// model), the server as ranks answers concurrent completions as one process does, and ranks
-// that disagree on --tp or on their arguments all stop with one clear error.
+// model), the server as ranks answers concurrent completions as one process does, ranks that
+// disagree on --tp or on their arguments all stop with one clear error, and a rank killed
+// mid-request ends the job within seconds with the client's stream cut, not hanging.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <future>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -25,6 +32,24 @@ std::string mpirun(int ranks) { return mpirun() + "-np " + std::to_string(ranks)
 std::string generate(const std::filesystem::path& model, const std::string& prompt, const std::string& extra) {
   return test::shell_quote(test::snapstream_binary().string()) + " generate --model " + test::shell_quote(model.string()) +
          " --prompt " + test::shell_quote(prompt) + " --temperature 0 --json --threads 1 " + extra;
+}
+
+// The process of MPI rank `rank` among the children of mpirun `launcher`, found by the rank
+// Open MPI puts in each one's environment; -1 when there is none.
+pid_t rank_process(pid_t launcher, int rank) {
+  const std::string wanted = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream status(entry.path() / "status");
+    std::string line, parent;
+    while (std::getline(status, line))
+      if (line.rfind("PPid:", 0) == 0) parent = line.substr(5);
+    if (parent.empty() || std::stoi(parent) != launcher) continue;
+    std::ifstream environ(entry.path() / "environ");
+    std::string variable;
+    while (std::getline(environ, variable, '\0'))
+      if (variable == wanted) return std::stoi(entry.path().filename().string());
+  }
+  return -1;
 }
 
 std::vector<int32_t> ids_of(const test::CommandResult& r) {
@@ -149,4 +174,38 @@ TEST_CASE("ranks that disagree stop together with one clear error", "[distribute
   const auto differ = test::run_command(mpirun() + "-np 1 " + one + " : -np 1 " + other);
   CHECK(differ.exit_code == 2);
   CHECK_THAT(differ.err, Catch::Contains("different command lines"));
+}
+
+TEST_CASE("killing one of 2 ranks mid-request ends the job within seconds and cuts the client's stream", "[distributed][e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  // A model slow enough that a 1000-token stream is still running when rank 1 is killed.
+  test::ServerProcess ranks({"--model", (*models / "parity" / "llama-starcoder-q8_0.gguf").string(), "--threads", "1", "--tp", "2"},
+                            {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
+                            {SNAPSTREAM_MPIEXEC, "-np", "2", "--oversubscribe"});
+  const pid_t follower = rank_process(ranks.pid(), 1);
+  REQUIRE(follower > 0);
+  test::TcpConnection client(ranks.port());
+  const std::string body = R"({"prompt": "def main", "max_tokens": 1000, "temperature": 0, "stream": true})";
+  client.send("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+              std::to_string(body.size()) + "\r\n\r\n" + body);
+  const std::vector<std::string> first = client.first_events(3);
+  REQUIRE(first.size() == 3);
+  const auto killed = std::chrono::steady_clock::now();
+  REQUIRE(::kill(follower, SIGKILL) == 0);
+  // The stream is cut before its [DONE]: the client sees an error, not a hang.
+  const std::vector<std::string> rest = client.first_events(100000);
+  CHECK(first.size() + rest.size() < 1000);
+  CHECK((rest.empty() || rest.back() != "[DONE]"));
+  CHECK(client.closed_within(1000));
+  bool ended = false;
+  while (!ended && std::chrono::steady_clock::now() - killed < std::chrono::seconds(30)) {
+    ended = !ranks.running();
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  INFO("the job ended " << seconds << " s after rank 1 was killed\n" << ranks.log());
+  CHECK(ended);
+  CHECK(ranks.stop() != 0);
+  CHECK_THAT(ranks.log(), Catch::Contains("rank 1") && Catch::Contains("signal 9"));
 }

@@ -21,6 +21,7 @@ class ChildProcess {
 
   // False once the process has exited (its status is then kept).
   bool running();
+  pid_t pid() const { return pid_; }
   // Sends SIGTERM, waits up to 30 s (then SIGKILL); returns the exit code (-1 if killed by a signal).
   int stop();
   std::string log() const;

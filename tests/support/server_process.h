@@ -25,6 +25,9 @@ class ServerProcess {
 
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // The process started: the server, or its launcher.
+  pid_t pid() const { return process_->pid(); }
+  bool running() { return process_->running(); }
   // Sends SIGTERM and waits; returns the exit code (-1 if killed by a signal).
   int stop();
   std::string log() const;
