@@ -9,6 +9,7 @@
 #include "app/engine_options.h"
 #include "app/model_options.h"
 #include "app/process_ranks.h"
+#include "app/rank_report.h"
 #include "app/prompt_file.h"
 #include "kernels/thread_pool.h"
 #include "runtime/engine.h"
@@ -73,13 +74,16 @@ void run_batch(const BatchArgs& args) {
     }
   }
   const double tokens_per_s = seconds > 0 ? static_cast<double>(generated) / seconds : 0.0;
-  if (args.json)
-    std::cout << nlohmann::json{{"aggregate", {{"requests", prompts.size()}, {"generated_tokens", generated},
-                                               {"seconds", seconds}, {"tokens_per_s", tokens_per_s}}}}
-                     .dump()
-              << std::endl;
+  const std::vector<runtime::RankSeconds> ranks = engine.stats().ranks;
+  if (args.json) {
+    nlohmann::json aggregate = {{"requests", prompts.size()}, {"generated_tokens", generated}, {"seconds", seconds},
+                                {"tokens_per_s", tokens_per_s}};
+    if (!ranks.empty()) aggregate["ranks"] = rank_seconds_json(ranks);
+    std::cout << nlohmann::json{{"aggregate", aggregate}}.dump() << std::endl;
+  }
   spdlog::info("{} requests, {} tokens generated in {:.2f} s: {:.1f} tokens/s aggregate", prompts.size(), generated, seconds,
                tokens_per_s);
+  if (!ranks.empty()) spdlog::info("tensor-parallel ranks:\n{}", describe_rank_seconds(ranks));
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include "app/cache_options.h"
 #include "app/commands.h"
 #include "app/model_options.h"
+#include "app/process_ranks.h"
+#include "app/rank_report.h"
 #include "bench/generation_bench.h"
 #include "bench/memory_bandwidth.h"
 
@@ -42,11 +44,14 @@ std::vector<std::pair<std::string, double>> profile_rows(const bench::Generation
 void run_bench(const BenchArgs& args) {
   const auto model = load_model_logged(args.model);
   kernels::ThreadPool pool(args.model.threads);
-  const auto& o = args.options;
+  bench::GenerationBenchOptions o = args.options;
+  o.graphs = plan_for_this_rank(o.graphs);
+  o.join = [&model](runtime::GraphRunner& runner) { return lead_or_follow(runner, *model); };
   spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model.path,
                pool.size(), o.concurrency, o.prompt_tokens, o.decode_tokens, o.repeats,
                o.cache.resolved(model->shape.context_length).describe());
   const auto result = bench::run_generation_bench(*model, pool, o);
+  if (!result.led) return;
   bench::BandwidthResult bandwidth;
   if (args.bandwidth_mib > 0) bandwidth = bench::measure_bandwidth(pool, args.bandwidth_mib << 20, 5);
   const double peak = bandwidth.read_bytes_per_s;
@@ -78,6 +83,7 @@ void run_bench(const BenchArgs& args) {
     if (o.profile)
       for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))
         out["decode_profile_seconds_per_step"][kind] = seconds;
+    if (!result.decode_ranks.empty()) out["decode_ranks"] = rank_seconds_json(result.decode_ranks);
     std::cout << out.dump(2) << std::endl;
     return;
   }
@@ -98,6 +104,10 @@ void run_bench(const BenchArgs& args) {
                              peak / 1e9, bandwidth.copy_bytes_per_s / 1e9, args.bandwidth_mib)
               << fmt::format("decode roofline share {:.1f}% (weights only), {:.1f}% with KV\n", weight_share * 100.0,
                              total_share * 100.0);
+  if (!result.decode_ranks.empty())
+    std::cout << "decode time of each tensor-parallel rank (every repeat)\n" << describe_rank_seconds(result.decode_ranks)
+              << fmt::format("(the bandwidth probe ran on rank 0's {} thread(s) only; the {} ranks decode with all of theirs)\n",
+                             pool.size(), result.decode_ranks.size());
   if (o.profile) {
     std::cout << "decode step by op kind (profiled steps are slightly slower)\n";
     for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))

@@ -10,6 +10,7 @@
 #include "app/engine_options.h"
 #include "app/model_options.h"
 #include "app/process_ranks.h"
+#include "app/rank_report.h"
 #include "kernels/thread_pool.h"
 #include "runtime/generator.h"
 #include "runtime/prompt_check.h"
@@ -72,6 +73,8 @@ void run_generate(const GenerateArgs& args) {
   const std::string tail = stream.finish();
   text += tail;
 
+  const runtime::StepRelay* relay = generator.runner().step_relay();
+  const std::vector<runtime::RankSeconds> ranks = relay != nullptr ? relay->rank_seconds() : std::vector<runtime::RankSeconds>{};
   if (args.json) {
     nlohmann::json out = {
         {"prompt_ids", result.prompt_ids},
@@ -81,12 +84,14 @@ void run_generate(const GenerateArgs& args) {
         {"prefill_tokens_per_s", result.prefill_tokens_per_s()},
         {"decode_tokens_per_s", result.decode_tokens_per_s()},
     };
+    if (!ranks.empty()) out["ranks"] = rank_seconds_json(ranks);
     std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   } else {
     std::cout << tail << std::endl;
   }
   spdlog::info("{} prompt tokens at {:.1f} tokens/s, {} generated at {:.1f} tokens/s, finish: {}", result.prompt_ids.size(),
                result.prefill_tokens_per_s(), result.ids.size(), result.decode_tokens_per_s(), result.finish_reason);
+  if (!ranks.empty()) spdlog::info("tensor-parallel ranks:\n{}", describe_rank_seconds(ranks));
 }
 
 }  // namespace

@@ -39,15 +39,23 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
   }
 
   const runtime::SnapStreamConfig config = options.cache.resolved(c.context_length);
-  runtime::SlotKvCache cache(c, config, n);
   runtime::GraphPlan plan = options.graphs;
   plan.decode_batches = {n};
   plan.prefill_lengths = {prompt_tokens};
+  runtime::SlotKvCache cache(c, config, n, runtime::held_kv_heads(c, plan));
   runtime::GraphRunner runner(model, pool, cache, plan);
+  GenerationBenchResult result;
+  if (options.join && !options.join(runner)) {
+    result.led = false;
+    return result;
+  }
+  // Each rank's time so far, as rank 0 last gathered it (empty in one process).
+  auto rank_seconds = [&runner] {
+    return runner.step_relay() != nullptr ? runner.step_relay()->rank_seconds() : std::vector<runtime::RankSeconds>{};
+  };
   std::vector<float> logits(static_cast<size_t>(n * c.vocab));
   std::vector<runtime::DecodeInput> inputs(static_cast<size_t>(n));
   std::vector<double> prefill_times, compaction_times, decode_times;
-  GenerationBenchResult result;
   for (int r = 0; r < options.repeats; ++r) {
     const double compaction_before = runner.compaction_seconds();
     auto start = std::chrono::steady_clock::now();
@@ -55,6 +63,7 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
     prefill_times.push_back(seconds_since(start));
     compaction_times.push_back(runner.compaction_seconds() - compaction_before);
     runner.set_profile(options.profile ? &result.decode_profile : nullptr);
+    const std::vector<runtime::RankSeconds> ranks_before = rank_seconds();
     start = std::chrono::steady_clock::now();
     for (int64_t step = 0; step < steps; ++step) {
       for (int64_t s = 0; s < n; ++s)
@@ -63,6 +72,12 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
     }
     decode_times.push_back(seconds_since(start));
     runner.set_profile(nullptr);
+    const std::vector<runtime::RankSeconds> ranks_after = rank_seconds();
+    result.decode_ranks.resize(ranks_after.size());
+    for (size_t rank = 0; rank < ranks_after.size() && rank < ranks_before.size(); ++rank) {
+      result.decode_ranks[rank].steps += ranks_after[rank].steps - ranks_before[rank].steps;
+      result.decode_ranks[rank].collectives += ranks_after[rank].collectives - ranks_before[rank].collectives;
+    }
   }
 
   const double prefill = median(prefill_times), decode = median(decode_times);

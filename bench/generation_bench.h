@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "kernels/thread_pool.h"
 #include "runtime/graph_runner.h"
@@ -19,6 +21,9 @@ struct GenerationBenchOptions {
   runtime::SnapStreamConfig cache;   // SnapStream by default; full_cache for the baseline
   runtime::GraphPlan graphs;
   bool profile = false;     // time decode steps op by op (a clock read per op)
+  // Called with the runner before the first step, to join tensor-parallel ranks: false on a rank
+  // that has taken another rank's steps to their end, which then reports nothing.
+  std::function<bool(runtime::GraphRunner&)> join;
 };
 
 struct GenerationBenchResult {
@@ -31,6 +36,10 @@ struct GenerationBenchResult {
   double weight_bytes_per_s = 0.0;      // weights / time per step: the roofline measure
   double decode_bytes_per_s = 0.0;      // (weights + KV) / time per step
   graph::OpProfile decode_profile;      // every repeat's decode steps, when asked for
+  // Tensor-parallel ranks: each rank's seconds in decode steps and in their collectives, over
+  // every repeat; empty in one process.
+  std::vector<runtime::RankSeconds> decode_ranks;
+  bool led = true;  // false on a rank that only followed another's steps (see join)
 };
 
 // Prompts are ids drawn deterministically from the vocabulary; decode feeds fixed inputs, so

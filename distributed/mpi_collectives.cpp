@@ -3,7 +3,6 @@
 
 #include <mpi.h>
 
-#include <chrono>
 #include <limits>
 #include <string>
 
@@ -26,7 +25,6 @@ MpiCollectives::MpiCollectives() {
 void MpiCollectives::all_gather(const float* mine, std::span<const int64_t> counts, float* out) {
   if (static_cast<int64_t>(counts.size()) != size_)
     throw DistributedError("a gather over " + std::to_string(size_) + " ranks was given " + std::to_string(counts.size()) + " counts");
-  const auto start = std::chrono::steady_clock::now();
   counts_.resize(counts.size());
   offsets_.resize(counts.size());
   int64_t offset = 0;
@@ -40,7 +38,6 @@ void MpiCollectives::all_gather(const float* mine, std::span<const int64_t> coun
   check_mpi(MPI_Allgatherv(mine, counts_[static_cast<size_t>(rank_)], MPI_FLOAT, out, counts_.data(), offsets_.data(), MPI_FLOAT,
                            MPI_COMM_WORLD),
             "MPI_Allgatherv");
-  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace snapstream::distributed

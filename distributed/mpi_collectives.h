@@ -18,14 +18,10 @@ class MpiCollectives final : public graph::Collectives {
   int32_t size() const override { return size_; }
   void all_gather(const float* mine, std::span<const int64_t> counts, float* out) override;
 
-  // Seconds spent inside collectives so far (the per-rank communication share).
-  double seconds() const { return seconds_; }
-
  private:
   int32_t rank_ = 0;
   int32_t size_ = 1;
   std::vector<int> counts_, offsets_;  // MPI's int counts, kept so a call allocates nothing
-  double seconds_ = 0.0;
 };
 
 }  // namespace snapstream::distributed

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <exception>
+#include <utility>
 
 #include "distributed/errors.h"
 #include "distributed/mpi_session.h"
@@ -36,7 +37,33 @@ void send(const Header& h, std::vector<int64_t>& values) {
   broadcast_values(values);
 }
 
+// Every rank's RankSeconds to rank 0, after each prefill chunk and decode step: `all` (on rank 0
+// only) gets one per rank, in rank order.
+void gather_seconds(const runtime::RankSeconds& mine, std::vector<runtime::RankSeconds>* all) {
+  const double sent[2] = {mine.steps, mine.collectives};
+  std::vector<double> received;
+  if (all != nullptr) received.resize(2 * all->size());
+  check_mpi(MPI_Gather(sent, 2, MPI_DOUBLE, all != nullptr ? received.data() : nullptr, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD),
+            "MPI_Gather of the ranks' step times");
+  if (all == nullptr) return;
+  for (size_t rank = 0; rank < all->size(); ++rank) (*all)[rank] = {received[2 * rank], received[2 * rank + 1]};
+}
+
 }  // namespace
+
+void MpiStepRelay::step_done(const runtime::RankSeconds& mine) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::vector<runtime::RankSeconds> all(static_cast<size_t>(ranks));
+  gather_seconds(mine, &all);
+  std::lock_guard lock(seconds_mutex_);
+  rank_seconds_ = std::move(all);
+}
+
+std::vector<runtime::RankSeconds> MpiStepRelay::rank_seconds() const {
+  std::lock_guard lock(seconds_mutex_);
+  return rank_seconds_;
+}
 
 void MpiStepRelay::prefill_chunk(std::span<const int32_t> prompt, int64_t start, int64_t count, int64_t slot) {
   payload_.assign(prompt.begin(), prompt.end());
@@ -82,12 +109,14 @@ int64_t follow_steps(runtime::GraphRunner& runner, int64_t vocab) {
           prompt.assign(values.begin(), values.end());
           logits.resize(static_cast<size_t>(vocab));
           runner.prefill_chunk(prompt, words[1], words[2], words[3], logits.data());
+          gather_seconds(runner.seconds(), nullptr);
           break;
         case StepKind::Decode:
           batch.clear();
           for (size_t i = 0; i + 1 < values.size(); i += 2) batch.push_back({static_cast<int32_t>(values[i]), values[i + 1]});
           logits.resize(batch.size() * static_cast<size_t>(vocab));
           runner.decode(batch, logits.data());
+          gather_seconds(runner.seconds(), nullptr);
           break;
         case StepKind::AbandonPrefill:
           runner.abandon_prefill(words[3]);

@@ -52,7 +52,9 @@ const std::vector<const float*>& Executor::shard_parts(std::span<const int32_t> 
   int64_t total = 0;
   for (const int64_t count : counts_) total += count;
   gathered_.resize(static_cast<size_t>(total));
+  const auto start = std::chrono::steady_clock::now();
   collectives_->all_gather(tensor(parts[static_cast<size_t>(collectives_->rank())]), counts_, gathered_.data());
+  collective_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const float* at = gathered_.data();
   for (const int64_t count : counts_) {
     sources_.push_back(at);

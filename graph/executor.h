@@ -87,6 +87,8 @@ class Executor {
   // other shards' results through `collectives` (nullptr: every shard runs here). Graphs must
   // then have collectives->size() shards.
   void set_collectives(Collectives* collectives) { collectives_ = collectives; }
+  // Seconds spent in collectives so far: gathering other ranks' parts, waiting for them included.
+  double collective_seconds() const { return collective_seconds_; }
 
  private:
   // Runs ops in order, in `layer` (the graph's top level: each op's own, and layer kernels run
@@ -130,6 +132,7 @@ class Executor {
   int64_t bucket_rows_ = 0;
   OpProfile* profile_ = nullptr;
   Collectives* collectives_ = nullptr;
+  double collective_seconds_ = 0.0;
   std::vector<float> gathered_;      // the ranks' parts of a collective, in rank order
   std::vector<int64_t> counts_;      // floats of each shard's part of a collective
   std::vector<const float*> sources_;  // each shard's part of a collective, in shard order

@@ -76,8 +76,13 @@ std::shared_ptr<RequestStream> Engine::submit(RequestSpec spec) {
 }
 
 EngineStats Engine::stats() const {
-  std::lock_guard lock(mutex_);
-  return stats_;
+  EngineStats stats;
+  {
+    std::lock_guard lock(mutex_);
+    stats = stats_;
+  }
+  if (const StepRelay* relay = runner_.step_relay()) stats.ranks = relay->rank_seconds();
+  return stats;
 }
 
 void Engine::loop() {

@@ -66,6 +66,9 @@ struct EngineStats {
   int64_t padded_rows = 0;
   // The emulated device's clock: seconds of device time all steps so far were priced at.
   double device_seconds = 0.0;
+  // Tensor-parallel ranks (MPI): each rank's time in steps and in collectives, in rank order;
+  // empty in one process.
+  std::vector<RankSeconds> ranks;
 };
 
 class Engine {

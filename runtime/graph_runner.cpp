@@ -262,7 +262,11 @@ const float* GraphRunner::run_step(graph::Phase phase, int64_t size, Bindings& b
       decode_rows_ += size;
       padded_rows_ += graph.key.batch - size;
     }
-    return executor_.run(graph, bindings, rows, arena_.data());
+    const auto start = std::chrono::steady_clock::now();
+    const float* logits = executor_.run(graph, bindings, rows, arena_.data());
+    step_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (relay_ != nullptr) relay_->step_done(seconds());
+    return logits;
   } catch (const graph::GraphError& e) {
     throw ContractError(std::string("a step outside the compiled graphs: ") + e.what());
   }

@@ -88,6 +88,9 @@ class GraphRunner {
   // Tells `relay` of every step before it runs (nullptr: nobody): the leading rank's runner
   // relays, the others' take the relayed steps.
   void set_step_relay(StepRelay* relay) { relay_ = relay; }
+  const StepRelay* step_relay() const { return relay_; }
+  // This runner's time in steps so far, and the part spent in collectives.
+  RankSeconds seconds() const { return {step_seconds_, executor_.collective_seconds()}; }
 
  private:
   class Bindings;
@@ -109,6 +112,7 @@ class GraphRunner {
   int64_t history_slot_ = -1;    // the slot whose prompt it holds, -1 when free
   int64_t history_length_ = 0;   // positions it holds
   double compaction_seconds_ = 0.0;
+  double step_seconds_ = 0.0;  // in run_step
   int64_t evicted_tokens_ = 0, decode_rows_ = 0, padded_rows_ = 0;
   kernels::ThreadPool& pool_;
   AttentionObserver observer_;

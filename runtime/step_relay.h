@@ -5,10 +5,18 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace snapstream::runtime {
 
 struct DecodeInput;
+
+// Where one rank's time went: seconds in runner steps so far, and the part of them spent in
+// collectives (sending its part, waiting for the others').
+struct RankSeconds {
+  double steps = 0.0;
+  double collectives = 0.0;
+};
 
 class StepRelay {
  public:
@@ -19,6 +27,10 @@ class StepRelay {
   virtual void decode(std::span<const DecodeInput> batch) = 0;
   // GraphRunner::abandon_prefill(slot).
   virtual void abandon_prefill(int64_t slot) = 0;
+  // A prefill chunk or decode step has run here; `mine` is this rank's time so far.
+  virtual void step_done(const RankSeconds& mine) = 0;
+  // Every rank's time as of the last step, in rank order. Safe from any thread.
+  virtual std::vector<RankSeconds> rank_seconds() const = 0;
 };
 
 }  // namespace snapstream::runtime

@@ -17,6 +17,12 @@ const Histogram::BucketBoundaries kDeviceLatencyBuckets = {1e-5, 2.5e-5, 5e-5, 1
                                                            0.025, 0.05, 0.1,    0.25,   0.5,  1.0,    2.5,  5.0,   10.0};
 const Histogram::BucketBoundaries kTokenBuckets = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000};
 
+// Counters follow engine totals: each render adds what the total grew by since the last.
+void raise_to(prometheus::Counter& counter, double total, double& seen) {
+  if (total > seen) counter.Increment(total - seen);
+  seen = std::max(seen, total);
+}
+
 }  // namespace
 
 Metrics::Metrics(const std::string& model_name, int64_t kv_bytes_per_token, const runtime::StepClock* device)
@@ -103,17 +109,36 @@ std::string Metrics::render(const runtime::EngineStats& stats, int64_t slots) {
   compression_ratio_->Set(actual > 0.0 ? full / actual : 1.0);
   const int64_t rows = stats.decode_rows + stats.padded_rows;
   padding_share_->Set(rows > 0 ? static_cast<double>(stats.padded_rows) / static_cast<double>(rows) : 0.0);
-  const auto evicted = static_cast<double>(stats.evicted_tokens);
-  if (evicted > evicted_seen_) evicted_tokens_->Increment(evicted - evicted_seen_);
-  evicted_seen_ = std::max(evicted_seen_, evicted);
+  raise_to(*evicted_tokens_, static_cast<double>(stats.evicted_tokens), evicted_seen_);
+  render_ranks(stats.ranks);
   if (device_ != nullptr) {
-    if (stats.device_seconds > device_seconds_seen_) device_seconds_->Increment(stats.device_seconds - device_seconds_seen_);
-    device_seconds_seen_ = std::max(device_seconds_seen_, stats.device_seconds);
+    raise_to(*device_seconds_, stats.device_seconds, device_seconds_seen_);
     emulated_tokens_per_second_->Set(stats.device_seconds > 0 ? static_cast<double>(stats.generated_tokens) / stats.device_seconds : 0.0);
     const runtime::EmulatedFootprint& f = device_->footprint();
     emulated_hbm_->Set(f.weight_hbm_bytes + f.kv_bytes_per_sequence * static_cast<double>(stats.running));
   }
   return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+void Metrics::render_ranks(const std::vector<runtime::RankSeconds>& ranks) {
+  if (ranks.empty()) return;
+  if (rank_step_seconds_ == nullptr) {
+    rank_step_seconds_ = &prometheus::BuildCounter()
+                              .Name("snapstream:rank_step_seconds_total")
+                              .Help("Seconds each tensor-parallel rank spent in prefill and decode steps, collectives included.")
+                              .Register(*registry_);
+    rank_collective_seconds_ = &prometheus::BuildCounter()
+                                    .Name("snapstream:rank_collective_seconds_total")
+                                    .Help("Seconds each tensor-parallel rank spent in collectives: sending its part, waiting for the others'.")
+                                    .Register(*registry_);
+    rank_steps_seen_.assign(ranks.size(), 0.0);
+    rank_collectives_seen_.assign(ranks.size(), 0.0);
+  }
+  for (size_t rank = 0; rank < ranks.size() && rank < rank_steps_seen_.size(); ++rank) {
+    const prometheus::Labels labels = {{"model_name", model_name_}, {"rank", std::to_string(rank)}};
+    raise_to(rank_step_seconds_->Add(labels), ranks[rank].steps, rank_steps_seen_[rank]);
+    raise_to(rank_collective_seconds_->Add(labels), ranks[rank].collectives, rank_collectives_seen_[rank]);
+  }
 }
 
 }  // namespace snapstream::server::api

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "runtime/engine.h"
 
@@ -36,6 +37,8 @@ class Metrics {
   std::string render(const runtime::EngineStats& stats, int64_t slots);
 
  private:
+  void render_ranks(const std::vector<runtime::RankSeconds>& ranks);
+
   std::string model_name_;
   int64_t kv_bytes_per_token_;
   std::shared_ptr<prometheus::Registry> registry_;
@@ -65,9 +68,13 @@ class Metrics {
   prometheus::Gauge* emulated_sram_ = nullptr;
   prometheus::Gauge* emulated_pcu_ = nullptr;
   prometheus::Gauge* emulated_pmu_ = nullptr;
-  std::mutex render_mutex_;  // guards evicted_seen_ and device_seconds_seen_
+  // Tensor-parallel ranks: registered at the first render that has them.
+  prometheus::Family<prometheus::Counter>* rank_step_seconds_ = nullptr;
+  prometheus::Family<prometheus::Counter>* rank_collective_seconds_ = nullptr;
+  std::mutex render_mutex_;  // guards the totals seen so far
   double evicted_seen_ = 0.0;
   double device_seconds_seen_ = 0.0;
+  std::vector<double> rank_steps_seen_, rank_collectives_seen_;
 };
 
 }  // namespace snapstream::server::api

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "tests/support/http_client.h"
+#include "tests/support/metric_sample.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_paths.h"
 
@@ -104,6 +105,25 @@ TEST_CASE("batch as 2 ranks gives every request the output of one process", "[di
   CHECK(requests(test::run_command(mpirun(2) + command + " --tp 2")) == alone);
 }
 
+TEST_CASE("bench as 2 ranks reports each rank's decode time and its collective share", "[distributed][e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const auto r = test::run_command(mpirun(2) + test::shell_quote(test::snapstream_binary().string()) + " bench --model " +
+                                   test::shell_quote((*models / "stories260K.gguf").string()) +
+                                   " --tp 2 --threads 1 --prompt-tokens 32 --decode-tokens 16 --repeats 1 --bandwidth-mib 0 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto out = nlohmann::json::parse(r.out);  // one report: rank 1 prints nothing
+  CHECK(out.at("decode_tokens_per_s").get<double>() > 0.0);
+  const auto& ranks = out.at("decode_ranks");
+  REQUIRE(ranks.size() == 2);
+  for (const auto& rank : ranks) {
+    CHECK(rank.at("step_seconds").get<double>() > 0.0);
+    CHECK(rank.at("collective_share").get<double>() > 0.0);
+    CHECK(rank.at("collective_share").get<double>() < 1.0);
+  }
+}
+
 TEST_CASE("a quantised parity model as 2 ranks prints the tokens of one process", "[distributed][e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
@@ -156,6 +176,18 @@ TEST_CASE("the server as 2 ranks answers concurrent completions as one process d
     CHECK_FALSE(expected[i].empty());
     CHECK(got[i] == expected[i]);
   }
+  // Rank 0's metrics carry every rank's time in steps and in collectives.
+  const std::string metrics = test::http_call(ranks.port(), "GET", "/metrics").body;
+  INFO(metrics);
+  for (const std::string rank : {"0", "1"}) {
+    const std::string label = "rank=\"" + rank + "\"";
+    const double steps = test::metric_sample(metrics, "snapstream:rank_step_seconds_total", label);
+    const double collectives = test::metric_sample(metrics, "snapstream:rank_collective_seconds_total", label);
+    CHECK(steps > 0.0);
+    CHECK(collectives > 0.0);
+    CHECK(collectives < steps);
+  }
+  CHECK_FALSE(test::http_call(alone.port(), "GET", "/metrics").body.find("rank_step_seconds") != std::string::npos);
   ranks.stop();
   CHECK_THAT(ranks.log(), Catch::Contains("stopped"));
 }
