@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "app/commands.h"
@@ -11,6 +12,7 @@
 #include "app/simulation_report.h"
 #include "app/simulation_sweep.h"
 #include "dataflow_sim/simulation.h"
+#include "kernels/dtype.h"
 #include "runtime/errors.h"
 
 namespace snapstream::app {
@@ -25,6 +27,7 @@ struct SimulateArgs {
   bool full_cache = false;
   bool no_kernel_looping = false;
   int32_t tp = 0;
+  std::string weight_dtype;  // empty: the config's
   std::string format = "table";
   int64_t time_pricing = 0;
   SweepSpec sweep{"", {}, "sweep"};
@@ -68,7 +71,12 @@ dataflow_sim::SimulationOptions options_from(const SimulateArgs& a) {
 }
 
 void run(const SimulateArgs& a) {
-  const auto model = load_model_config(a.model);
+  auto model = load_model_config(a.model);
+  if (!a.weight_dtype.empty()) {
+    const auto dtype = kernels::dtype_from_name(a.weight_dtype);
+    if (!dtype) throw runtime::ConfigError("--weight-dtype '" + a.weight_dtype + "' is not a weight type (" + std::string(kernels::kDTypeNames) + ")");
+    model.weight_dtype = *dtype;
+  }
   const auto system = dataflow_sim::load_system(resolve_config("hardware", a.system));
   if (!a.sweep.axis.empty()) {
     SweepSpec sweep = a.sweep;
@@ -103,6 +111,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--full-cache", args->full_cache, "keep every position: the uncompressed baseline")->excludes(capacity);
   cmd->add_flag("--no-kernel-looping", args->no_kernel_looping, "one kernel call per layer instead of one per run of layers");
   cmd->add_option("--tp", args->tp, "tensor-parallel devices (default: all of the system's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--weight-dtype", args->weight_dtype, "price the weights stored as this type (default: the model config's)");
   cmd->add_option("--format", args->format, "table, json or csv")->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
   cmd->add_option("--time-pricing", args->time_pricing, "price the step N times and print the median time pricing took")
       ->check(CLI::PositiveNumber);
