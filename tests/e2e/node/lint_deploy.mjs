@@ -1,5 +1,5 @@
 // Lints the docker/ deployment without a Docker engine: the Dockerfile through dockerfile-utils'
-// validator (the Docker language server's linter) and the compose file against the Compose
+// validator (the Docker language server's linter) and the compose files against the Compose
 // Specification's JSON schema, then checks the structure the deployment relies on: stages,
 // non-root user, health check, services, ports, volumes and the Grafana/Prometheus wiring.
 // Usage: node lint_deploy.mjs REPO_ROOT. Prints each problem; exits 1 when there is any.
@@ -174,6 +174,33 @@ if (provisioning) {
                     `grafana: the home dashboard ${home} is not a provisioned file`);
   }
 }
+
+// ---- docker-compose.ranks.yml: tensor-parallel ranks in several containers ----------------
+const ranksPath = path.join(dockerDir, "docker-compose.ranks.yml");
+// Compose resolves YAML merge keys (<<: *anchor) before it validates.
+const ranks = YAML.parse(interpolate(read(ranksPath)), { merge: true });
+check(ajv.validate(schema, ranks), `docker-compose.ranks.yml does not follow the Compose Specification: ${
+  (ajv.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`).join("; ")}`);
+const rankServices = Object.entries(ranks?.services ?? {});
+check(rankServices.length >= 2, "docker-compose.ranks.yml: two or more rank services are needed");
+const entrypointScript = path.join(dockerDir, "ranks-entrypoint.sh");
+check(fs.existsSync(entrypointScript), "docker/ranks-entrypoint.sh is missing");
+check(inStage(stages[stages.length - 1], "COPY", /docker\/ranks-entrypoint\.sh/), "Dockerfile: the runtime stage must ship docker/ranks-entrypoint.sh");
+const launchers = rankServices.filter(([, s]) => JSON.stringify(s.entrypoint ?? []).includes("launcher"));
+check(launchers.length === 1, "docker-compose.ranks.yml: exactly one service must be the launcher (rank 0)");
+const hosts = String(launchers[0]?.[1]?.environment?.SNAPSTREAM_RANK_HOSTS ?? "").split(",");
+check(hosts[0] === launchers[0]?.[1]?.hostname, "docker-compose.ranks.yml: SNAPSTREAM_RANK_HOSTS must list the launcher's hostname first");
+for (const [name, service] of rankServices) {
+  const dockerfile = path.resolve(dockerDir, service.build?.context ?? ".", service.build?.dockerfile ?? "Dockerfile");
+  check(dockerfile === dockerfilePath && service.build?.args?.SNAPSTREAM_MPI === "ON",
+        `docker-compose.ranks.yml: ${name} must be built from docker/Dockerfile with SNAPSTREAM_MPI=ON`);
+  check(mounts(service).some((m) => m.target === "/models"), `docker-compose.ranks.yml: ${name} needs the model folder at /models`);
+  check(mounts(service).some((m) => m.target === "/ranks-keys" && ranks.volumes?.[m.source] !== undefined),
+        `docker-compose.ranks.yml: ${name} needs the shared key volume at /ranks-keys`);
+  check(hosts.includes(service.hostname), `docker-compose.ranks.yml: ${name}'s hostname is not in SNAPSTREAM_RANK_HOSTS`);
+  check(JSON.stringify(service.entrypoint ?? []).includes("ranks-entrypoint.sh"), `docker-compose.ranks.yml: ${name} must start through ranks-entrypoint.sh`);
+}
+if (launchers.length === 1) check(containerPorts(launchers[0][1]).includes("8000"), "docker-compose.ranks.yml: the launcher must publish port 8000");
 
 for (const p of problems) console.log(p);
 console.log(`${checks} checks, ${problems.length} problems`);
