@@ -1,19 +1,22 @@
 // The decoder as ops, one layer after another; a shard's matmuls read row slices (for the
 // projections into heads, MLP columns and vocabulary) or column slices (for the projections
-// back to the model width).
+// back to the model width; row slices over the gathered input for weights that round it).
 #include "graph/decoder_builder.h"
 
 #include <string>
 
 #include "graph/errors.h"
+#include "kernels/activation_rounding.h"
 
 namespace snapstream::graph {
 namespace {
 
+bool rounds_input_rows(const ModelShape& shape) { return kernels::activation_block(shape.weight_dtype) != 0; }
+
 class Builder {
  public:
-  Builder(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split)
-      : s_(shape), shards_(shards), split_(split) {
+  Builder(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split, bool rows_back)
+      : s_(shape), shards_(shards), split_(split), rows_back_(rows_back && shards > 1) {
     g_.key = key;
     g_.shape = shape;
     g_.shards = shards;
@@ -69,6 +72,7 @@ class Builder {
       heads_of(emit(attention, {q, k, v}, {attended}), h0, heads, kv_first, kv_heads);
       attended_parts.push_back(attended);
     }
+    if (rows_back_) return projection_by_rows(p + "attn_", attended_parts, WeightKind::Wo, s_.attention_output_bias);
     for (int32_t shard = 0; shard < shards_; ++shard) {
       shard_ = shard;
       const int64_t h0 = shard * heads;
@@ -201,6 +205,8 @@ class Builder {
       emit(OpKind::SwiGLU, {gate, up}, {gate});
       gates.push_back(gate);
     }
+    // The shared experts stay column-split: routed experts add into each shard's partial sum.
+    if (rows_back_ && tag.empty()) return projection_by_rows(p + "mlp_", gates, WeightKind::Down, false);
     for (int32_t shard = 0; shard < shards_; ++shard) {
       shard_ = shard;
       const int32_t down = activation(p + prefix('s', shard) + tag + "mlp_out", s_.dim);
@@ -251,6 +257,28 @@ class Builder {
     }
     shard_ = 0;
     everywhere(emit(OpKind::AllGather, slices, {logits}));
+  }
+
+  // A projection back to the model width split by output rows: the shards' inputs are gathered
+  // into whole rows, each shard computes its slice of every output with whole dot products,
+  // and an all-gather joins the slices. One output, so no all-reduce follows.
+  std::vector<int32_t> projection_by_rows(const std::string& name, const std::vector<int32_t>& parts, WeightKind kind, bool bias) {
+    int64_t in_width = 0;
+    for (const int32_t part : parts) in_width += g_.tensors[static_cast<size_t>(part)].shape.back();
+    shard_ = 0;
+    const int32_t whole = activation(name + "in", in_width);
+    everywhere(emit(OpKind::AllGather, parts, {whole}));
+    const int64_t width = s_.dim / shards_;
+    std::vector<int32_t> slices;
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      slices.push_back(activation(name + prefix('s', shard) + "out", width));
+      emit(OpKind::MatMul, {whole}, {slices.back()}, rows(kind, shard * width, width)).add_bias = bias;
+    }
+    shard_ = 0;
+    const int32_t out = activation(name + "out", s_.dim);
+    everywhere(emit(OpKind::AllGather, slices, {out}));
+    return {out};
   }
 
   // x += the sum of the shards' partial outputs (an all-reduce first when there are several).
@@ -305,6 +333,12 @@ class Builder {
   const ModelShape& s_;
   int32_t shards_;
   AttentionSplit split_;
+  // The projections back to the model width split by rows (see build_decoder_graph). Weights
+  // that round their input rows need those rows whole anyway, and every output is then the one
+  // dot product a single device computes. Split by columns, the shards' partial sums add in
+  // another order, and where that moves a value of the next layer's input across a rounding
+  // step, greedy tokens drift from the unsplit model's within a few steps.
+  bool rows_back_;
   Graph g_;
   int64_t rows_ = 0;
   int64_t layer_ = -1;
@@ -317,8 +351,9 @@ void require_divisible(int64_t value, int32_t shards, const char* what) {
                      " tensor-parallel shards");
 }
 
-void check_shape(const ModelShape& shape, int32_t shards) {
+void check_shape(const ModelShape& shape, int32_t shards, bool rows_back) {
   require_divisible(shape.heads, shards, "heads");
+  if (rows_back) require_divisible(shape.dim, shards, "model width");
   if (!shape.moe.enabled() || shape.moe.dense_layers > 0) require_divisible(shape.hidden_dim, shards, "MLP width");
   if (shape.moe.enabled()) {
     require_divisible(shape.moe.expert_hidden_dim, shards, "expert MLP width");
@@ -335,14 +370,16 @@ void check_shape(const ModelShape& shape, int32_t shards) {
 
 }  // namespace
 
-Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split) {
+Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split,
+                          bool whole_dot_products) {
+  const bool rows_back = whole_dot_products && rounds_input_rows(shape) && shape.runs_on_cpu();
   if (shards < 1) throw GraphError("tensor parallelism needs at least one shard");
   if (key.batch < 1 || key.length < 1) throw GraphError("graph buckets must be positive");
   if (key.phase == Phase::Decode && key.length != 1) throw GraphError("a decode graph runs one token per sequence");
-  check_shape(shape, shards);
+  check_shape(shape, shards, rows_back);
   if (split == AttentionSplit::Sequences && shape.attention != AttentionKind::Latent)
     throw GraphError("data-parallel attention is built for latent attention only");
-  return Builder(shape, key, shards, split).build();
+  return Builder(shape, key, shards, split, rows_back).build();
 }
 
 }  // namespace snapstream::graph

@@ -55,7 +55,8 @@ graph::BucketPlan bucket_plan(const GraphPlan& plan, const graph::ModelShape& c,
 graph::GraphCache compile_graphs(const Model& model, const SlotKvCache& cache, const GraphPlan& plan) {
   try {
     return graph::GraphCache(served_shape(model.shape, cache, model.weights.wq_dtype(), plan.shards),
-                             bucket_plan(plan, model.shape, cache.slots()), {plan.shards, plan.kernel_looping});
+                             bucket_plan(plan, model.shape, cache.slots()),
+                             {plan.shards, plan.kernel_looping, graph::AttentionSplit::Heads, true});
   } catch (const graph::GraphError& e) {
     throw ConfigError(e.what());
   }

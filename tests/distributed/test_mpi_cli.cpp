@@ -1,6 +1,7 @@
 // The real binary as MPI ranks: `mpirun -np P snapstream generate --tp P` prints the tokens of
 // one process (stories260K through SnapKV compaction and ring eviction, and a quantised parity
-// model), the server as ranks answers concurrent completions as one process does, ranks that
+// model), the server as ranks answers concurrent completions as one process does (stories260K
+// and a parity model), bench as ranks reports each rank's time, ranks that
 // disagree on --tp or on their arguments all stop with one clear error, and a rank killed
 // mid-request ends the job within seconds with the client's stream cut, not hanging.
 #include <catch2/catch.hpp>
@@ -190,6 +191,29 @@ TEST_CASE("the server as 2 ranks answers concurrent completions as one process d
   CHECK_FALSE(test::http_call(alone.port(), "GET", "/metrics").body.find("rank_step_seconds") != std::string::npos);
   ranks.stop();
   CHECK_THAT(ranks.log(), Catch::Contains("stopped"));
+}
+
+TEST_CASE("a quantised parity model served as 2 ranks completes as one process does", "[distributed][e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  const std::vector<std::string> args = {"--model", (*models / "parity" / "llama-starcoder-q8_0.gguf").string(), "--threads", "1",
+                                         "--slots", "2"};
+  std::vector<std::string> split = args;
+  split.insert(split.end(), {"--tp", "2"});
+  test::ServerProcess alone(args);
+  test::ServerProcess ranks(split, {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
+                            {SNAPSTREAM_MPIEXEC, "-np", "2", "--oversubscribe"});
+  for (const char* prompt : {"def fibonacci(n):", "import numpy as np\n"}) {
+    INFO(prompt);
+    const nlohmann::json body = {{"prompt", prompt}, {"max_tokens", 40}, {"temperature", 0}};
+    const test::HttpReply expected = test::http_call(alone.port(), "POST", "/v1/completions", body.dump());
+    const test::HttpReply got = test::http_call(ranks.port(), "POST", "/v1/completions", body.dump());
+    REQUIRE(expected.status == 200);
+    REQUIRE(got.status == 200);
+    const std::string text = nlohmann::json::parse(expected.body).at("choices").at(0).at("text").get<std::string>();
+    CHECK_FALSE(text.empty());
+    CHECK(nlohmann::json::parse(got.body).at("choices").at(0).at("text").get<std::string>() == text);
+  }
 }
 
 TEST_CASE("ranks that disagree stop together with one clear error", "[distributed][e2e]") {

@@ -70,10 +70,27 @@ TEST_CASE("tensor parallelism splits heads and MLP columns and all-reduces twice
     if (op.kind == OpKind::MatMul && op.weight.kind == WeightKind::Down) CHECK(op.weight.col_end - op.weight.col_begin == 172 / shards);
   }
   CHECK_THROWS_AS(build_decoder_graph(stories_shape(), {Phase::Decode, 1, 1}, 3), GraphError);
+}
+
+TEST_CASE("for the CPU engine, weights that round their input split the projections back by rows over gathered rows", "[graph]") {
+  const int32_t shards = GENERATE(2, 4);
   ModelShape quantised = stories_shape();
   quantised.weight_dtype = snapstream::kernels::DType::Q8_0;
-  // 86 columns a shard cut Q8_0 blocks: allowed, as each shard reads the whole blocks it touches.
-  CHECK_NOTHROW(build_decoder_graph(quantised, {Phase::Decode, 1, 1}, 2));
+  const Graph g = build_decoder_graph(quantised, {Phase::Decode, 1, 1}, shards, AttentionSplit::Heads, true);
+  // Per layer: the attention output and the MLP gates gathered whole, and each projection's
+  // output slices joined; then the vocabulary.
+  CHECK(count(g, OpKind::AllReduce) == 0);
+  CHECK(count(g, OpKind::AllGather) == 4 * 5 + 1);
+  for (const Op& op : g.flattened())
+    if (op.kind == OpKind::MatMul && (op.weight.kind == WeightKind::Wo || op.weight.kind == WeightKind::Down)) {
+      CHECK(op.weight.col_end == op.weight.col_begin);  // every column: whole dot products
+      CHECK(op.weight.row_end - op.weight.row_begin == quantised.dim / shards);
+    }
+  quantised.dim = 66;  // the outputs must split evenly
+  CHECK_THROWS_WITH(build_decoder_graph(quantised, {Phase::Decode, 1, 1}, 4, AttentionSplit::Heads, true), Catch::Contains("model width"));
+  // Priced for an accelerator, the same weights keep the column split and its all-reduces.
+  quantised.dim = 64;
+  CHECK(count(build_decoder_graph(quantised, {Phase::Decode, 1, 1}, shards), OpKind::AllReduce) == 2 * 5);
 }
 
 TEST_CASE("the graph cache compiles every bucket once and looks up the smallest that fits", "[graph]") {
