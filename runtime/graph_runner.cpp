@@ -16,8 +16,6 @@ namespace {
 
 constexpr int64_t kLongestDefaultPrefill = 4096;
 
-// The model's own shape, with what the CPU engine stores: the loaded weights' type and the slot
-// cache's capacity and storage type.
 void check_kv_heads_split(const graph::ModelShape& model, int32_t shards) {
   // Replicated KV heads (more shards than KV heads) are priced but not run: two shards would
   // each compact the same head's cache from only their own query heads.
@@ -26,6 +24,8 @@ void check_kv_heads_split(const graph::ModelShape& model, int32_t shards) {
                       " KV heads do not divide by --tp " + std::to_string(shards));
 }
 
+// The model's own shape, with what the CPU engine stores: the loaded weights' type and the slot
+// cache's capacity and storage type.
 graph::ModelShape served_shape(const graph::ModelShape& model, const SlotKvCache& cache, kernels::DType dtype, int32_t shards) {
   check_kv_heads_split(model, shards);
   graph::ModelShape s = model;
