@@ -15,8 +15,8 @@ bool rounds_input_rows(const ModelShape& shape) { return kernels::activation_blo
 
 class Builder {
  public:
-  Builder(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split, bool rows_back)
-      : s_(shape), shards_(shards), split_(split), rows_back_(rows_back && shards > 1) {
+  Builder(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split, bool rows_back, bool group_queries)
+      : s_(shape), shards_(shards), split_(split), rows_back_(rows_back && shards > 1), group_queries_(group_queries) {
     g_.key = key;
     g_.shape = shape;
     g_.shards = shards;
@@ -55,21 +55,36 @@ class Builder {
     const int64_t heads = s_.heads / shards_, hd = s_.head_dim;
     // With fewer KV heads than shards a shard holds the one KV head its query heads share.
     const int64_t kv_heads = std::max<int64_t>(1, s_.kv_heads / shards_);
-    std::vector<int32_t> partial, attended_parts;
+    std::vector<int32_t> queries, keys, values, attended_parts, partial;
     for (int32_t shard = 0; shard < shards_; ++shard) {
       shard_ = shard;
       const std::string sp = p + prefix('s', shard);
       const int64_t h0 = shard * heads, kv_first = h0 / (s_.heads / s_.kv_heads);
-      const int32_t q = activation(sp + "q", heads * hd);
-      const int32_t k = activation(sp + "k", kv_heads * hd);
-      const int32_t v = activation(sp + "v", kv_heads * hd);
-      emit(OpKind::MatMul, {normed}, {q}, rows(WeightKind::Wq, h0 * hd, heads * hd)).add_bias = s_.attention_bias;
-      emit(OpKind::MatMul, {normed}, {k}, rows(WeightKind::Wk, kv_first * hd, kv_heads * hd)).add_bias = s_.attention_bias;
-      emit(OpKind::MatMul, {normed}, {v}, rows(WeightKind::Wv, kv_first * hd, kv_heads * hd)).add_bias = s_.attention_bias;
-      heads_of(emit(OpKind::Rope, {q, k}, {q, k}), h0, heads, kv_first, kv_heads);
-      const int32_t attended = activation(sp + "attended", heads * hd);
+      queries.push_back(activation(sp + "q", heads * hd));
+      keys.push_back(activation(sp + "k", kv_heads * hd));
+      values.push_back(activation(sp + "v", kv_heads * hd));
+      emit(OpKind::MatMul, {normed}, {queries.back()}, rows(WeightKind::Wq, h0 * hd, heads * hd)).add_bias = s_.attention_bias;
+      emit(OpKind::MatMul, {normed}, {keys.back()}, rows(WeightKind::Wk, kv_first * hd, kv_heads * hd)).add_bias = s_.attention_bias;
+      emit(OpKind::MatMul, {normed}, {values.back()}, rows(WeightKind::Wv, kv_first * hd, kv_heads * hd)).add_bias = s_.attention_bias;
+      heads_of(emit(OpKind::Rope, {queries.back(), keys.back()}, {queries.back(), keys.back()}), h0, heads, kv_first, kv_heads);
+    }
+    // A KV head shared by several shards is compacted by each of them alike, so each needs the
+    // observation window's queries of every head in the group, not only its own.
+    int32_t all_queries = -1;
+    if (group_queries_) {
+      shard_ = 0;
+      all_queries = activation(p + "q_all", s_.heads * hd);
+      everywhere(emit(OpKind::AllGather, queries, {all_queries}));
+    }
+    for (int32_t shard = 0; shard < shards_; ++shard) {
+      shard_ = shard;
+      const int64_t h0 = shard * heads, kv_first = h0 / (s_.heads / s_.kv_heads);
+      const auto i = static_cast<size_t>(shard);
+      const int32_t attended = activation(p + prefix('s', shard) + "attended", heads * hd);
       const OpKind attention = g_.key.phase == Phase::Decode ? OpKind::DecodeAttention : OpKind::CausalAttention;
-      heads_of(emit(attention, {q, k, v}, {attended}), h0, heads, kv_first, kv_heads);
+      std::vector<int32_t> inputs{queries[i], keys[i], values[i]};
+      if (all_queries >= 0) inputs.push_back(all_queries);
+      heads_of(emit(attention, std::move(inputs), {attended}), h0, heads, kv_first, kv_heads);
       attended_parts.push_back(attended);
     }
     if (rows_back_) return projection_by_rows(p + "attn_", attended_parts, WeightKind::Wo, s_.attention_output_bias);
@@ -339,6 +354,8 @@ class Builder {
   // another order, and where that moves a value of the next layer's input across a rounding
   // step, greedy tokens drift from the unsplit model's within a few steps.
   bool rows_back_;
+  // Prefill of replicated KV heads gathers every shard's queries for SnapKV (see grouped_attention).
+  bool group_queries_;
   Graph g_;
   int64_t rows_ = 0;
   int64_t layer_ = -1;
@@ -371,15 +388,17 @@ void check_shape(const ModelShape& shape, int32_t shards, bool rows_back) {
 }  // namespace
 
 Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards, AttentionSplit split,
-                          bool whole_dot_products) {
-  const bool rows_back = whole_dot_products && rounds_input_rows(shape) && shape.runs_on_cpu();
+                          bool exact_split) {
+  const bool rows_back = exact_split && rounds_input_rows(shape) && shape.runs_on_cpu();
+  const bool group_queries = exact_split && key.phase == Phase::Prefill && shape.attention != AttentionKind::Latent &&
+                             shards > shape.kv_heads;
   if (shards < 1) throw GraphError("tensor parallelism needs at least one shard");
   if (key.batch < 1 || key.length < 1) throw GraphError("graph buckets must be positive");
   if (key.phase == Phase::Decode && key.length != 1) throw GraphError("a decode graph runs one token per sequence");
   check_shape(shape, shards, rows_back);
   if (split == AttentionSplit::Sequences && shape.attention != AttentionKind::Latent)
     throw GraphError("data-parallel attention is built for latent attention only");
-  return Builder(shape, key, shards, split, rows_back).build();
+  return Builder(shape, key, shards, split, rows_back, group_queries).build();
 }
 
 }  // namespace snapstream::graph

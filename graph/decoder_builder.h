@@ -19,11 +19,13 @@ namespace snapstream::graph {
 // AttentionSplit::Sequences (latent attention only) instead gives each shard every attention
 // weight and its own ceil(batch / shards) sequences, whole caches included; an all-gather of
 // the attention outputs gives every shard every token again before the MLP or experts.
-// With `whole_dot_products`, weights that round their input rows to an 8-bit grid (the CPU
+// With `exact_split` (the CPU engine's graphs), the split computes the unsplit model's logits
+// and cache bit for bit: weights that round their input rows to an 8-bit grid (the CPU
 // engine's quantised types) split the projections back to the model width by rows over
-// gathered input rows instead, so the split computes the unsplit model's logits bit for bit.
+// gathered input rows instead, and prefill with replicated KV heads all-gathers the queries so
+// that every shard holding a KV head selects its prompt positions from the whole query group.
 // Throws GraphError when the shape does not divide among the shards.
 Graph build_decoder_graph(const ModelShape& shape, const GraphKey& key, int32_t shards = 1,
-                          AttentionSplit split = AttentionSplit::Heads, bool whole_dot_products = false);
+                          AttentionSplit split = AttentionSplit::Heads, bool exact_split = false);
 
 }  // namespace snapstream::graph

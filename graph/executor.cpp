@@ -176,6 +176,11 @@ kernels::WeightView ExecutionBindings::matrix_slice(const WeightSlice& slice, in
   return slice_of(matrix(slice.kind, layer), slice);
 }
 
+bool Executor::writes_cache(const Op& op) const {
+  const int64_t sharers = graph_->shards / std::clamp<int64_t>(graph_->shape.kv_heads, 1, graph_->shards);
+  return collectives_ != nullptr || sharers <= 1 || (op.shard + 1) % sharers == 0;
+}
+
 kernels::WeightView Executor::weight_of(const Op& op, int64_t layer) const { return bindings_->matrix_slice(op.weight, layer); }
 
 kernels::MatmulPath Executor::matmul_path() const {
@@ -254,10 +259,21 @@ void Executor::run_op(const Op& op, int64_t layer) {
         v = history.values;
         kernels::causal_attention(pool_, q, real_rows_, first, k, v, shard, out);
       }
-      if (!rows_->prompt_ends) return;
+      if (!rows_->prompt_ends || !writes_cache(op)) return;
       const int64_t window = std::min(bindings_->observation_window(), real_rows_);
-      bindings_->compact(layer, shard, op.kv_head_begin, k, v, first + real_rows_, q + (real_rows_ - window) * shard.q_width(),
-                         window);
+      if (op.inputs.size() < 4) {
+        bindings_->compact(layer, shard, op.kv_head_begin, k, v, first + real_rows_, q + (real_rows_ - window) * shard.q_width(),
+                           window);
+        return;
+      }
+      // A replicated KV head: its whole query group's window, from every shard's gathered queries.
+      const kernels::AttentionShape group{s.heads / s.kv_heads, shard.kv_heads, s.head_dim};
+      const float* all_queries = tensor(op.inputs[3]) + op.kv_head_begin * group.q_width();
+      group_queries_.resize(static_cast<size_t>(window * group.q_width()));
+      for (int64_t r = 0; r < window; ++r)
+        std::copy_n(all_queries + (real_rows_ - window + r) * s.heads * s.head_dim, group.q_width(),
+                    group_queries_.data() + r * group.q_width());
+      bindings_->compact(layer, group, op.kv_head_begin, k, v, first + real_rows_, group_queries_.data(), window);
       return;
     }
     case OpKind::DecodeAttention: {
@@ -279,6 +295,7 @@ void Executor::run_op(const Op& op, int64_t layer) {
       bindings_->observe_queries(layer, op.kv_head_begin, shard, real_rows_, q, k);
       kernels::decode_attention(pool_, real_rows_, q, shifted_q, k, v, caches_.data(), bindings_->cache_capacity(), shard, out);
       // Stored only now, so a ring entry this token evicts was still seen by its own attention.
+      if (!writes_cache(op)) return;
       for (int64_t r = 0; r < real_rows_; ++r)
         bindings_->store(r, layer, op.kv_head_begin, shard.kv_heads, k + r * shard.kv_width(), v + r * shard.kv_width());
       return;

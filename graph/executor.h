@@ -102,6 +102,10 @@ class Executor {
   size_t shared_input_matmuls(std::span<const Op> ops, size_t first) const;
   // Whether this process runs `op`: every op without collectives, else its shard's and the
   // replicated ones.
+  // Whether this attention op writes its KV heads' cache. Shards that share a replicated KV
+  // head in one process share its cache: only the last of them writes, after every one has
+  // attended over the cache as it was. A rank holds its own copy and always writes it.
+  bool writes_cache(const Op& op) const;
   bool runs_here(const Op& op) const { return collectives_ == nullptr || op.replicated || op.shard == collectives_->rank(); }
   // Each shard's part (of counts_[shard] floats), in shard order: this process's tensors, or
   // gathered from every rank.
@@ -138,6 +142,7 @@ class Executor {
   std::vector<const float*> sources_;  // each shard's part of a collective, in shard order
   std::vector<kernels::CacheView> caches_;
   std::vector<float> shifted_q_;  // grows once to the largest bucket's queries
+  std::vector<float> group_queries_;  // a replicated KV head's window of its whole query group
   // A matmul group's weights and outputs, kept so a step allocates nothing for them.
   std::vector<kernels::WeightView> group_weights_;
   std::vector<float*> group_outputs_;

@@ -116,7 +116,7 @@ void plan_memory(Graph& graph) {
 }
 
 Graph compile(const ModelShape& shape, const GraphKey& key, const CompileOptions& options) {
-  Graph graph = build_decoder_graph(shape, key, options.shards, options.attention_split, options.whole_dot_products);
+  Graph graph = build_decoder_graph(shape, key, options.shards, options.attention_split, options.exact_split);
   fuse_layers(graph);
   if (options.kernel_looping) loop_layers(graph);
   plan_memory(graph);

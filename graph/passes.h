@@ -22,7 +22,7 @@ struct CompileOptions {
   int32_t shards = 1;
   bool kernel_looping = true;
   AttentionSplit attention_split = AttentionSplit::Heads;
-  bool whole_dot_products = false;  // see build_decoder_graph: the CPU engine's split
+  bool exact_split = false;  // see build_decoder_graph: the CPU engine's split
 };
 
 // build_decoder_graph, then fuse_layers, loop_layers (unless disabled) and plan_memory.

@@ -16,18 +16,9 @@ namespace {
 
 constexpr int64_t kLongestDefaultPrefill = 4096;
 
-void check_kv_heads_split(const graph::ModelShape& model, int32_t shards) {
-  // Replicated KV heads (more shards than KV heads) are priced but not run: two shards would
-  // each compact the same head's cache from only their own query heads.
-  if (shards > 0 && model.kv_heads % shards != 0)
-    throw ConfigError("the CPU engine splits KV heads among tensor-parallel shards: " + std::to_string(model.kv_heads) +
-                      " KV heads do not divide by --tp " + std::to_string(shards));
-}
-
 // The model's own shape, with what the CPU engine stores: the loaded weights' type and the slot
 // cache's capacity and storage type.
-graph::ModelShape served_shape(const graph::ModelShape& model, const SlotKvCache& cache, kernels::DType dtype, int32_t shards) {
-  check_kv_heads_split(model, shards);
+graph::ModelShape served_shape(const graph::ModelShape& model, const SlotKvCache& cache, kernels::DType dtype) {
   graph::ModelShape s = model;
   s.kv_capacity = cache.capacity();
   s.weight_dtype = dtype;
@@ -54,7 +45,7 @@ graph::BucketPlan bucket_plan(const GraphPlan& plan, const graph::ModelShape& c,
 // buckets are at fault, so it leaves the runtime as a ConfigError.
 graph::GraphCache compile_graphs(const Model& model, const SlotKvCache& cache, const GraphPlan& plan) {
   try {
-    return graph::GraphCache(served_shape(model.shape, cache, model.weights.wq_dtype(), plan.shards),
+    return graph::GraphCache(served_shape(model.shape, cache, model.weights.wq_dtype()),
                              bucket_plan(plan, model.shape, cache.slots()),
                              {plan.shards, plan.kernel_looping, graph::AttentionSplit::Heads, true});
   } catch (const graph::GraphError& e) {
@@ -68,9 +59,14 @@ KvHeadRange held_kv_heads(const graph::ModelShape& model, const GraphPlan& plan)
   if (plan.held_shard < 0) return {};
   if (plan.held_shard >= plan.shards)
     throw ConfigError("shard " + std::to_string(plan.held_shard) + " is not one of " + std::to_string(plan.shards) + " tensor-parallel shards");
-  check_kv_heads_split(model, plan.shards);
-  const int64_t per_shard = model.kv_heads / plan.shards;
-  return {plan.held_shard * per_shard, per_shard};
+  if (model.kv_heads % plan.shards == 0) {
+    const int64_t per_shard = model.kv_heads / plan.shards;
+    return {plan.held_shard * per_shard, per_shard};
+  }
+  // More shards than KV heads: each KV head is replicated on the shards of its query heads.
+  if (plan.shards % model.kv_heads != 0)
+    throw ConfigError(std::to_string(model.kv_heads) + " KV heads neither divide by nor divide --tp " + std::to_string(plan.shards));
+  return {plan.held_shard / (plan.shards / model.kv_heads), 1};
 }
 
 class GraphRunner::Bindings final : public graph::ExecutionBindings {

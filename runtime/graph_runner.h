@@ -36,8 +36,9 @@ struct GraphPlan {
   int32_t held_shard = -1;
 };
 
-// The KV heads a cache for `plan` holds: every head, or the held shard's. Throws ConfigError when
-// the held shard is not one of the plan's or its KV heads do not split evenly.
+// The KV heads a cache for `plan` holds: every head, or the held shard's (its one replicated
+// head when there are more shards than KV heads). Throws ConfigError when the held shard is not
+// one of the plan's or the KV heads neither divide by nor divide the shards.
 KvHeadRange held_kv_heads(const graph::ModelShape& model, const GraphPlan& plan);
 
 // Sees each decode layer's rotated queries and new keys before attention (see

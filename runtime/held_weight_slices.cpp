@@ -43,7 +43,6 @@ HeldWeightSlices::HeldWeightSlices(const Model& model, const graph::GraphCache& 
     views_.emplace(key, kernels::WeightView{view.dtype, next, view.rows, view.cols, row_bytes, view.first_col});
     next += aligned(view.rows * row_bytes);
   }
-  bytes_ = total;
 }
 
 const kernels::WeightView* HeldWeightSlices::find(const graph::WeightSlice& slice, int64_t layer) const {

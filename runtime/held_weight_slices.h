@@ -22,7 +22,6 @@ class HeldWeightSlices {
 
   // This rank's copy of `slice` of layer `layer`'s matrix, or null when it is read in place.
   const kernels::WeightView* find(const graph::WeightSlice& slice, int64_t layer) const;
-  int64_t bytes() const { return bytes_; }
   int64_t count() const { return static_cast<int64_t>(views_.size()); }
 
  private:
@@ -33,7 +32,6 @@ class HeldWeightSlices {
 
   std::map<Key, kernels::WeightView> views_;
   LazyPages storage_;  // the packed slices
-  int64_t bytes_ = 0;
 };
 
 }  // namespace snapstream::runtime

@@ -1,9 +1,10 @@
 // The real binary as MPI ranks: `mpirun -np P snapstream generate --tp P` prints the tokens of
-// one process (stories260K through SnapKV compaction and ring eviction, and a quantised parity
-// model), the server as ranks answers concurrent completions as one process does (stories260K
-// and a parity model), bench as ranks reports each rank's time, ranks that
-// disagree on --tp or on their arguments all stop with one clear error, and a rank killed
-// mid-request ends the job within seconds with the client's stream cut, not hanging.
+// one process (stories260K and quantised parity models, through SnapKV compaction and ring
+// eviction; 4 ranks replicate the parity models' 2 KV heads), the server as ranks answers
+// completions as one process does (stories260K, and a parity model at 2 and 4 ranks), bench as
+// ranks reports each rank's time, ranks that disagree on --tp or on their arguments all stop
+// with one clear error, and a rank killed mid-request ends the job within seconds with the
+// client's stream cut, not hanging.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -125,16 +126,28 @@ TEST_CASE("bench as 2 ranks reports each rank's decode time and its collective s
   }
 }
 
-TEST_CASE("a quantised parity model as 2 ranks prints the tokens of one process", "[distributed][e2e]") {
+// Three times a short function: longer than the 32-entry caches the parity tests give, so SnapKV
+// compacts it and decode overwrites the ring.
+std::string long_code() {
+  std::string code;
+  for (int i = 0; i < 3; ++i) code += "def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n - 2)\n";
+  return code;
+}
+
+TEST_CASE("a quantised parity model as 2 and 4 ranks prints the tokens of one process", "[distributed][e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   for (const char* name : {"llama-spm-q4_k_m", "qwen2-gpt2-q4_k_m"}) {
     INFO(name);
     const auto model = *models / "parity" / (std::string(name) + ".gguf");
-    std::ifstream in(*models / "parity" / (std::string(name) + ".golden.json"));
-    const std::string prompt = nlohmann::json::parse(in).at("cases").at(0).at("prompt").get<std::string>();
-    const auto alone = ids_of(test::run_command(generate(model, prompt, "--max-tokens 24")));
-    CHECK(ids_of(test::run_command(mpirun(2) + generate(model, prompt, "--max-tokens 24 --tp 2"))) == alone);
+    const std::string options = "--max-tokens 24 --kv-capacity 32";
+    const auto alone = ids_of(test::run_command(generate(model, long_code(), options)));
+    // 4 ranks replicate each of the 2 KV heads on two of them.
+    for (const int ranks : {2, 4}) {
+      INFO(ranks << " ranks");
+      CHECK(ids_of(test::run_command(mpirun(ranks) + generate(model, long_code(), options + " --tp " + std::to_string(ranks)))) ==
+            alone);
+    }
   }
 }
 
@@ -193,26 +206,33 @@ TEST_CASE("the server as 2 ranks answers concurrent completions as one process d
   CHECK_THAT(ranks.log(), Catch::Contains("stopped"));
 }
 
-TEST_CASE("a quantised parity model served as 2 ranks completes as one process does", "[distributed][e2e]") {
+TEST_CASE("a quantised parity model served as 2 and 4 ranks completes as one process does", "[distributed][e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   const std::vector<std::string> args = {"--model", (*models / "parity" / "llama-starcoder-q8_0.gguf").string(), "--threads", "1",
-                                         "--slots", "2"};
-  std::vector<std::string> split = args;
-  split.insert(split.end(), {"--tp", "2"});
+                                         "--slots", "2", "--kv-capacity", "32"};
   test::ServerProcess alone(args);
-  test::ServerProcess ranks(split, {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
-                            {SNAPSTREAM_MPIEXEC, "-np", "2", "--oversubscribe"});
-  for (const char* prompt : {"def fibonacci(n):", "import numpy as np\n"}) {
-    INFO(prompt);
+  const std::vector<std::string> prompts = {"def fibonacci(n):", long_code()};
+  std::vector<std::string> expected;
+  for (const std::string& prompt : prompts) {
     const nlohmann::json body = {{"prompt", prompt}, {"max_tokens", 40}, {"temperature", 0}};
-    const test::HttpReply expected = test::http_call(alone.port(), "POST", "/v1/completions", body.dump());
-    const test::HttpReply got = test::http_call(ranks.port(), "POST", "/v1/completions", body.dump());
-    REQUIRE(expected.status == 200);
-    REQUIRE(got.status == 200);
-    const std::string text = nlohmann::json::parse(expected.body).at("choices").at(0).at("text").get<std::string>();
-    CHECK_FALSE(text.empty());
-    CHECK(nlohmann::json::parse(got.body).at("choices").at(0).at("text").get<std::string>() == text);
+    const test::HttpReply reply = test::http_call(alone.port(), "POST", "/v1/completions", body.dump());
+    REQUIRE(reply.status == 200);
+    expected.push_back(nlohmann::json::parse(reply.body).at("choices").at(0).at("text").get<std::string>());
+    CHECK_FALSE(expected.back().empty());
+  }
+  for (const int count : {2, 4}) {
+    std::vector<std::string> split = args;
+    split.insert(split.end(), {"--tp", std::to_string(count)});
+    test::ServerProcess ranks(split, {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
+                              {SNAPSTREAM_MPIEXEC, "-np", std::to_string(count), "--oversubscribe"});
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      INFO(count << " ranks, prompt " << i);
+      const nlohmann::json body = {{"prompt", prompts[i]}, {"max_tokens", 40}, {"temperature", 0}};
+      const test::HttpReply got = test::http_call(ranks.port(), "POST", "/v1/completions", body.dump());
+      REQUIRE(got.status == 200);
+      CHECK(nlohmann::json::parse(got.body).at("choices").at(0).at("text").get<std::string>() == expected[i]);
+    }
   }
 }
 

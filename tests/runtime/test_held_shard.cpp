@@ -26,7 +26,7 @@ std::vector<float> dequantized(const kernels::WeightView& w) {
 
 }  // namespace
 
-TEST_CASE("a held shard's KV heads are its share of every head", "[runtime][tp]") {
+TEST_CASE("a held shard's KV heads are its share of every head, or the one it shares", "[runtime][tp]") {
   graph::ModelShape shape;
   shape.kv_heads = 4;
   GraphPlan plan;
@@ -39,6 +39,15 @@ TEST_CASE("a held shard's KV heads are its share of every head", "[runtime][tp]"
   CHECK_THROWS_AS(held_kv_heads(shape, plan), ConfigError);
   plan.shards = 3;
   plan.held_shard = 0;
+  CHECK_THROWS_AS(held_kv_heads(shape, plan), ConfigError);
+  // More shards than KV heads: shards 4 and 5 share KV head 2.
+  plan.shards = 8;
+  for (const int32_t shard : {4, 5}) {
+    plan.held_shard = shard;
+    CHECK(held_kv_heads(shape, plan).first == 2);
+    CHECK(held_kv_heads(shape, plan).count == 1);
+  }
+  plan.shards = 6;
   CHECK_THROWS_AS(held_kv_heads(shape, plan), ConfigError);
 }
 
