@@ -1,7 +1,7 @@
 // The real binary as MPI ranks: `mpirun -np P snapstream generate --tp P` prints the tokens of
 // one process (stories260K and quantised parity models, through SnapKV compaction and ring
 // eviction; 4 ranks replicate the parity models' 2 KV heads), the server as ranks answers
-// completions as one process does (stories260K, and a parity model at 2 and 4 ranks), bench as
+// completions as one process does (stories260K and a parity model, at 2 and 4 ranks), bench as
 // ranks reports each rank's time, ranks that disagree on --tp or on their arguments all stop
 // with one clear error, and a rank killed mid-request ends the job within seconds with the
 // client's stream cut, not hanging.
@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -31,6 +32,13 @@ namespace {
 std::string mpirun() { return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(SNAPSTREAM_MPIEXEC) + " --oversubscribe "; }
 
 std::string mpirun(int ranks) { return mpirun() + "-np " + std::to_string(ranks) + " "; }
+
+// The real server started by mpirun as `ranks` ranks, with --tp ranks added to `args`.
+std::unique_ptr<test::ServerProcess> server_as_ranks(std::vector<std::string> args, int ranks) {
+  args.insert(args.end(), {"--tp", std::to_string(ranks)});
+  return std::make_unique<test::ServerProcess>(args, std::vector<std::string>{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
+                                               std::vector<std::string>{SNAPSTREAM_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe"});
+}
 
 std::string generate(const std::filesystem::path& model, const std::string& prompt, const std::string& extra) {
   return test::shell_quote(test::snapstream_binary().string()) + " generate --model " + test::shell_quote(model.string()) +
@@ -151,16 +159,12 @@ TEST_CASE("a quantised parity model as 2 and 4 ranks prints the tokens of one pr
   }
 }
 
-TEST_CASE("the server as 2 ranks answers concurrent completions as one process does", "[distributed][e2e]") {
+TEST_CASE("the server as 2 and 4 ranks answers concurrent completions as one process does", "[distributed][e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   const std::vector<std::string> args = {"--model", (*models / "stories260K.gguf").string(), "--threads", "1", "--slots", "4",
                                          "--kv-capacity", "64"};
-  std::vector<std::string> split = args;
-  split.insert(split.end(), {"--tp", "2"});
   test::ServerProcess alone(args);
-  test::ServerProcess ranks(split, {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
-                            {SNAPSTREAM_MPIEXEC, "-np", "2", "--oversubscribe"});
   // Six requests at once through four slots: they share decode batches, wait for slots, and the
   // longer prompts are compacted into the 64-entry caches.
   std::vector<std::string> prompts;
@@ -184,26 +188,29 @@ TEST_CASE("the server as 2 ranks answers concurrent completions as one process d
     return out;
   };
   const std::vector<std::string> expected = texts(alone.port());
-  const std::vector<std::string> got = texts(ranks.port());
-  for (size_t i = 0; i < prompts.size(); ++i) {
-    INFO("prompt " << i);
-    CHECK_FALSE(expected[i].empty());
-    CHECK(got[i] == expected[i]);
-  }
-  // Rank 0's metrics carry every rank's time in steps and in collectives.
-  const std::string metrics = test::http_call(ranks.port(), "GET", "/metrics").body;
-  INFO(metrics);
-  for (const std::string rank : {"0", "1"}) {
-    const std::string label = "rank=\"" + rank + "\"";
-    const double steps = test::metric_sample(metrics, "snapstream:rank_step_seconds_total", label);
-    const double collectives = test::metric_sample(metrics, "snapstream:rank_collective_seconds_total", label);
-    CHECK(steps > 0.0);
-    CHECK(collectives > 0.0);
-    CHECK(collectives < steps);
-  }
   CHECK_FALSE(test::http_call(alone.port(), "GET", "/metrics").body.find("rank_step_seconds") != std::string::npos);
-  ranks.stop();
-  CHECK_THAT(ranks.log(), Catch::Contains("stopped"));
+  for (const int count : {2, 4}) {
+    const auto ranks = server_as_ranks(args, count);
+    const std::vector<std::string> got = texts(ranks->port());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      INFO(count << " ranks, prompt " << i);
+      CHECK_FALSE(expected[i].empty());
+      CHECK(got[i] == expected[i]);
+    }
+    // Rank 0's metrics carry every rank's time in steps and in collectives.
+    const std::string metrics = test::http_call(ranks->port(), "GET", "/metrics").body;
+    INFO(metrics);
+    for (int rank = 0; rank < count; ++rank) {
+      const std::string label = "rank=\"" + std::to_string(rank) + "\"";
+      const double steps = test::metric_sample(metrics, "snapstream:rank_step_seconds_total", label);
+      const double collectives = test::metric_sample(metrics, "snapstream:rank_collective_seconds_total", label);
+      CHECK(steps > 0.0);
+      CHECK(collectives > 0.0);
+      CHECK(collectives < steps);
+    }
+    ranks->stop();
+    CHECK_THAT(ranks->log(), Catch::Contains("stopped"));
+  }
 }
 
 TEST_CASE("a quantised parity model served as 2 and 4 ranks completes as one process does", "[distributed][e2e]") {
@@ -222,14 +229,11 @@ TEST_CASE("a quantised parity model served as 2 and 4 ranks completes as one pro
     CHECK_FALSE(expected.back().empty());
   }
   for (const int count : {2, 4}) {
-    std::vector<std::string> split = args;
-    split.insert(split.end(), {"--tp", std::to_string(count)});
-    test::ServerProcess ranks(split, {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
-                              {SNAPSTREAM_MPIEXEC, "-np", std::to_string(count), "--oversubscribe"});
+    const auto ranks = server_as_ranks(args, count);
     for (size_t i = 0; i < prompts.size(); ++i) {
       INFO(count << " ranks, prompt " << i);
       const nlohmann::json body = {{"prompt", prompts[i]}, {"max_tokens", 40}, {"temperature", 0}};
-      const test::HttpReply got = test::http_call(ranks.port(), "POST", "/v1/completions", body.dump());
+      const test::HttpReply got = test::http_call(ranks->port(), "POST", "/v1/completions", body.dump());
       REQUIRE(got.status == 200);
       CHECK(nlohmann::json::parse(got.body).at("choices").at(0).at("text").get<std::string>() == expected[i]);
     }
@@ -256,12 +260,10 @@ TEST_CASE("killing one of 2 ranks mid-request ends the job within seconds and cu
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   // A model slow enough that a 1000-token stream is still running when rank 1 is killed.
-  test::ServerProcess ranks({"--model", (*models / "parity" / "llama-starcoder-q8_0.gguf").string(), "--threads", "1", "--tp", "2"},
-                            {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"},
-                            {SNAPSTREAM_MPIEXEC, "-np", "2", "--oversubscribe"});
-  const pid_t follower = rank_process(ranks.pid(), 1);
+  const auto ranks = server_as_ranks({"--model", (*models / "parity" / "llama-starcoder-q8_0.gguf").string(), "--threads", "1"}, 2);
+  const pid_t follower = rank_process(ranks->pid(), 1);
   REQUIRE(follower > 0);
-  test::TcpConnection client(ranks.port());
+  test::TcpConnection client(ranks->port());
   const std::string body = R"({"prompt": "def main", "max_tokens": 1000, "temperature": 0, "stream": true})";
   client.send("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
               std::to_string(body.size()) + "\r\n\r\n" + body);
@@ -276,12 +278,12 @@ TEST_CASE("killing one of 2 ranks mid-request ends the job within seconds and cu
   CHECK(client.closed_within(1000));
   bool ended = false;
   while (!ended && std::chrono::steady_clock::now() - killed < std::chrono::seconds(30)) {
-    ended = !ranks.running();
+    ended = !ranks->running();
     if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
-  INFO("the job ended " << seconds << " s after rank 1 was killed\n" << ranks.log());
+  INFO("the job ended " << seconds << " s after rank 1 was killed\n" << ranks->log());
   CHECK(ended);
-  CHECK(ranks.stop() != 0);
-  CHECK_THAT(ranks.log(), Catch::Contains("rank 1") && Catch::Contains("signal 9"));
+  CHECK(ranks->stop() != 0);
+  CHECK_THAT(ranks->log(), Catch::Contains("rank 1") && Catch::Contains("signal 9"));
 }
