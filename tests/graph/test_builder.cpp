@@ -93,6 +93,27 @@ TEST_CASE("for the CPU engine, weights that round their input split the projecti
   CHECK(count(build_decoder_graph(quantised, {Phase::Decode, 1, 1}, shards), OpKind::AllReduce) == 2 * 5);
 }
 
+TEST_CASE("with more shards than KV heads, shards share a KV head and the CPU engine's prefill gathers the group's queries", "[graph]") {
+  ModelShape shape = stories_shape();
+  shape.kv_heads = 2;  // 8 query heads in 2 groups over 4 shards
+  const Graph prefill = build_decoder_graph(shape, {Phase::Prefill, 1, 64}, 4, AttentionSplit::Heads, true);
+  CHECK(count(prefill, OpKind::AllGather) == 5 + 1);  // every shard's queries per layer, then the logits
+  int64_t attentions = 0;
+  for (const Op& op : prefill.flattened()) {
+    if (op.kind != OpKind::CausalAttention) continue;
+    ++attentions;
+    CHECK(op.kv_head_begin == op.shard / 2);  // shards 0 and 1 share KV head 0, 2 and 3 KV head 1
+    CHECK(op.kv_head_end - op.kv_head_begin == 1);
+    REQUIRE(op.inputs.size() == 4);
+    CHECK(prefill.tensors[static_cast<size_t>(op.inputs[3])].shape.back() == shape.heads * shape.head_dim);
+  }
+  CHECK(attentions == 5 * 4);
+  // Decode reads the cache only; a priced graph and an even KV split gather no queries.
+  CHECK(count(build_decoder_graph(shape, {Phase::Decode, 1, 1}, 4, AttentionSplit::Heads, true), OpKind::AllGather) == 1);
+  CHECK(count(build_decoder_graph(shape, {Phase::Prefill, 1, 64}, 4), OpKind::AllGather) == 1);
+  CHECK(count(build_decoder_graph(shape, {Phase::Prefill, 1, 64}, 2, AttentionSplit::Heads, true), OpKind::AllGather) == 1);
+}
+
 TEST_CASE("the graph cache compiles every bucket once and looks up the smallest that fits", "[graph]") {
   const GraphCache cache(stories_shape(), {{1, 2, 4, 8}, {128, 512}}, {});
   CHECK(cache.compiles() == 6);
