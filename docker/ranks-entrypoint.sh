@@ -36,11 +36,22 @@ case "${1:-}" in
       # shellcheck disable=SC2086  # the options are words
       until ssh $ssh_options "$host" true 2>/dev/null; do sleep 1; done
     done
-    # mpirun forwards SIGTERM to every rank: rank 0 shuts down gracefully, then the others end.
-    exec mpirun --host "$slots" -np "$count" \
+    mpirun --host "$slots" -np "$count" \
       --mca plm_rsh_agent ssh --mca plm_rsh_args "$ssh_options" \
-      --mca btl self,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-      snapstream serve --tp "$count" "$@"
+      --mca btl self,tcp --mca btl_tcp_if_include "${SNAPSTREAM_RANK_INTERFACE:-eth0}" \
+      --mca oob_tcp_if_include "${SNAPSTREAM_RANK_INTERFACE:-eth0}" \
+      snapstream serve --tp "$count" "$@" &
+    launcher=$!
+    # A stop goes to rank 0, mpirun's local child: it shuts down gracefully, the other ranks end
+    # with it, and mpirun exits with their status. Signalled itself, mpirun would exit 1 even
+    # after a clean shutdown.
+    trap 'pkill -TERM -P "$launcher" -x snapstream || kill -TERM "$launcher"' TERM INT
+    while :; do
+      status=0
+      wait "$launcher" || status=$?
+      kill -0 "$launcher" 2>/dev/null || break
+    done
+    exit "$status"
     ;;
   *)
     echo "usage: ranks-entrypoint.sh worker | launcher [serve arguments]" >&2
