@@ -5,7 +5,8 @@
 #                                         can start this host's rank here
 #   ranks-entrypoint.sh launcher ARGS...  rank 0's host: makes the key, waits for every worker's
 #                                         sshd, then runs `mpirun ... snapstream serve --tp N ARGS`
-# SNAPSTREAM_RANK_HOSTS lists the hosts, the launcher's first (default: rank0,rank1); the key
+# SNAPSTREAM_RANK_HOSTS lists the hosts, the launcher's first (default: rank0,rank1), and
+# SNAPSTREAM_RANK_INTERFACE the network interface the ranks talk over (default: eth0); the key
 # pair lives in the shared volume at /ranks-keys.
 set -eu
 keys=/ranks-keys
