@@ -1,12 +1,14 @@
 // Tensor-parallel shards as MPI ranks: each rank runs only its shard's ops and joins the others
 // over MPI, and the logits equal one process running every shard (bit for bit) and the unsplit
-// model (within 1e-4 for f32 weights, bit for bit for quantised ones), through prefill, SnapKV
-// compaction, batched decode and ring eviction.
+// model (within 1e-4 for f32 weights, bit for bit for quantised ones), through prefill (whole and
+// in chunks), SnapKV compaction, batched decode and ring eviction.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "distributed/mpi_collectives.h"
@@ -31,13 +33,15 @@ float max_difference(const std::vector<float>& a, const std::vector<float>& b) {
   return worst;
 }
 
-// One runner and the cache it owns: of every shard, or holding only shard `held`.
+// One runner and the cache it owns: of every shard, or holding only shard `held`. Prompts
+// longer than the longest prefill bucket are prefilled in chunks.
 struct Served {
   GraphPlan plan;
   SlotKvCache cache;
   GraphRunner runner;
-  Served(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& config, int32_t shards, int32_t held = -1)
-      : plan{{1, 2, 4}, {64, 256}, shards, true, held},
+  Served(const Model& model, kernels::ThreadPool& pool, const SnapStreamConfig& config, int32_t shards, int32_t held = -1,
+         std::vector<int64_t> prefill_lengths = {64, 256})
+      : plan{{1, 2, 4}, std::move(prefill_lengths), shards, true, held},
         cache(model.shape, config.resolved(model.shape.context_length), 3, held_kv_heads(model.shape, plan)),
         runner(model, pool, cache, plan) {}
 };
@@ -109,43 +113,44 @@ TEST_CASE("quantised parity models split over ranks decode as one process does",
   // each head alike from the whole query group; the prompt is longer than the 32-entry cache.
   std::string code;
   for (int i = 0; i < 3; ++i) code += "def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n - 2)\n";
-  for (const char* name : {"llama-spm-q4_k_m", "qwen2-gpt2-q4_k_m", "llama-starcoder-q8_0"}) {
-    INFO(name << ", rank " << mpi.rank() << " of " << mpi.size());
-    const auto model = load_model((*models / "parity" / (std::string(name) + ".gguf")).string());
-    kernels::ThreadPool pool(1);
-    SnapStreamConfig config;
-    config.capacity = 32;
-    const std::vector<int32_t> prompt = model->tokenizer.encode(code, true, true);
-    REQUIRE(static_cast<int64_t>(prompt.size()) > config.capacity + config.window);
-    Served whole(*model, pool, config, 1);
-    Served every(*model, pool, config, mpi.size());
-    Served mine(*model, pool, config, mpi.size(), mpi.rank());
-    mine.runner.set_collectives(&mpi);
-    CHECK(mine.cache.bytes_per_slot() * std::min<int64_t>(mpi.size(), model->shape.kv_heads) == whole.cache.bytes_per_slot());
-    const int64_t vocab = model->shape.vocab;
-    std::vector<float> a(static_cast<size_t>(vocab)), b(a.size()), c(a.size());
-    whole.runner.prefill(prompt, 0, a.data());
-    every.runner.prefill(prompt, 0, b.data());
-    mine.runner.prefill(prompt, 0, c.data());
-    CHECK(max_difference(c, b) == 0.0f);
-    CHECK(max_difference(c, a) == 0.0f);
-    std::vector<DecodeInput> batch = {{argmax(c, 0, vocab), 0}};
-    // Weights that round their input split so that every dot product stays whole: the ranks
-    // give the unsplit model's logits bit for bit, and so its greedy tokens.
-    int mismatched_steps = 0, steps_unlike_whole = 0;
-    for (int step = 0; step < 40; ++step) {
-      whole.runner.decode(batch, a.data());
-      every.runner.decode(batch, b.data());
-      mine.runner.decode(batch, c.data());
-      if (max_difference(c, b) != 0.0f) ++mismatched_steps;
-      if (max_difference(c, a) != 0.0f) ++steps_unlike_whole;
-      batch[0].token = argmax(c, 0, vocab);
+  for (const char* name : {"llama-spm-q4_k_m", "qwen2-gpt2-q4_k_m", "llama-starcoder-q8_0"})
+    for (const std::vector<int64_t>& prefill : {std::vector<int64_t>{64, 256}, std::vector<int64_t>{32}}) {
+      INFO(name << ", rank " << mpi.rank() << " of " << mpi.size() << ", longest prefill bucket " << prefill.back());
+      const auto model = load_model((*models / "parity" / (std::string(name) + ".gguf")).string());
+      kernels::ThreadPool pool(1);
+      SnapStreamConfig config;
+      config.capacity = 32;
+      const std::vector<int32_t> prompt = model->tokenizer.encode(code, true, true);
+      REQUIRE(static_cast<int64_t>(prompt.size()) > config.capacity + config.window);
+      Served whole(*model, pool, config, 1, -1, prefill);
+      Served every(*model, pool, config, mpi.size(), -1, prefill);
+      Served mine(*model, pool, config, mpi.size(), mpi.rank(), prefill);
+      mine.runner.set_collectives(&mpi);
+      CHECK(mine.cache.bytes_per_slot() * std::min<int64_t>(mpi.size(), model->shape.kv_heads) == whole.cache.bytes_per_slot());
+      const int64_t vocab = model->shape.vocab;
+      std::vector<float> a(static_cast<size_t>(vocab)), b(a.size()), c(a.size());
+      whole.runner.prefill(prompt, 0, a.data());
+      every.runner.prefill(prompt, 0, b.data());
+      mine.runner.prefill(prompt, 0, c.data());
+      CHECK(max_difference(c, b) == 0.0f);
+      CHECK(max_difference(c, a) == 0.0f);
+      std::vector<DecodeInput> batch = {{argmax(c, 0, vocab), 0}};
+      // Weights that round their input split so that every dot product stays whole: the ranks
+      // give the unsplit model's logits bit for bit, and so its greedy tokens.
+      int mismatched_steps = 0, steps_unlike_whole = 0;
+      for (int step = 0; step < 40; ++step) {
+        whole.runner.decode(batch, a.data());
+        every.runner.decode(batch, b.data());
+        mine.runner.decode(batch, c.data());
+        if (max_difference(c, b) != 0.0f) ++mismatched_steps;
+        if (max_difference(c, a) != 0.0f) ++steps_unlike_whole;
+        batch[0].token = argmax(c, 0, vocab);
+      }
+      CHECK(mismatched_steps == 0);
+      CHECK(steps_unlike_whole == 0);
+      CHECK(mine.runner.evicted_tokens() == whole.runner.evicted_tokens());
+      CHECK(mine.runner.evicted_tokens() > 0);
     }
-    CHECK(mismatched_steps == 0);
-    CHECK(steps_unlike_whole == 0);
-    CHECK(mine.runner.evicted_tokens() == whole.runner.evicted_tokens());
-    CHECK(mine.runner.evicted_tokens() > 0);
-  }
 }
 
 TEST_CASE("graphs split for another number of shards are refused before they run", "[distributed]") {
