@@ -100,12 +100,12 @@ class Executor {
   // How many ops from `first` on are matmuls of one layer reading ops[first]'s input whole
   // (tensor-parallel row parts excluded) that run here; 0 if ops[first] is no such matmul.
   size_t shared_input_matmuls(std::span<const Op> ops, size_t first) const;
-  // Whether this process runs `op`: every op without collectives, else its shard's and the
-  // replicated ones.
   // Whether this attention op writes its KV heads' cache. Shards that share a replicated KV
   // head in one process share its cache: only the last of them writes, after every one has
   // attended over the cache as it was. A rank holds its own copy and always writes it.
   bool writes_cache(const Op& op) const;
+  // Whether this process runs `op`: every op without collectives, else its shard's and the
+  // replicated ones.
   bool runs_here(const Op& op) const { return collectives_ == nullptr || op.replicated || op.shard == collectives_->rank(); }
   // Each shard's part (of counts_[shard] floats), in shard order: this process's tensors, or
   // gathered from every rank.
