@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/code_prompt.h"
 #include "tests/support/http_client.h"
 #include "tests/support/metric_sample.h"
 #include "tests/support/server_process.h"
@@ -134,14 +135,6 @@ TEST_CASE("bench as 2 ranks reports each rank's decode time and its collective s
   }
 }
 
-// Three times a short function: longer than the 32-entry caches the parity tests give, so SnapKV
-// compacts it and decode overwrites the ring.
-std::string long_code() {
-  std::string code;
-  for (int i = 0; i < 3; ++i) code += "def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n - 2)\n";
-  return code;
-}
-
 TEST_CASE("a quantised parity model as 2 and 4 ranks prints the tokens of one process", "[distributed][e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
@@ -149,11 +142,11 @@ TEST_CASE("a quantised parity model as 2 and 4 ranks prints the tokens of one pr
     INFO(name);
     const auto model = *models / "parity" / (std::string(name) + ".gguf");
     const std::string options = "--max-tokens 24 --kv-capacity 32";
-    const auto alone = ids_of(test::run_command(generate(model, long_code(), options)));
+    const auto alone = ids_of(test::run_command(generate(model, test::repeated_function_prompt(), options)));
     // 4 ranks replicate each of the 2 KV heads on two of them.
     for (const int ranks : {2, 4}) {
       INFO(ranks << " ranks");
-      CHECK(ids_of(test::run_command(mpirun(ranks) + generate(model, long_code(), options + " --tp " + std::to_string(ranks)))) ==
+      CHECK(ids_of(test::run_command(mpirun(ranks) + generate(model, test::repeated_function_prompt(), options + " --tp " + std::to_string(ranks)))) ==
             alone);
     }
   }
@@ -219,7 +212,7 @@ TEST_CASE("a quantised parity model served as 2 and 4 ranks completes as one pro
   const std::vector<std::string> args = {"--model", (*models / "parity" / "llama-starcoder-q8_0.gguf").string(), "--threads", "1",
                                          "--slots", "2", "--kv-capacity", "32"};
   test::ServerProcess alone(args);
-  const std::vector<std::string> prompts = {"def fibonacci(n):", long_code()};
+  const std::vector<std::string> prompts = {"def fibonacci(n):", test::repeated_function_prompt()};
   std::vector<std::string> expected;
   for (const std::string& prompt : prompts) {
     const nlohmann::json body = {{"prompt", prompt}, {"max_tokens", 40}, {"temperature", 0}};

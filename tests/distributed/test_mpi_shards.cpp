@@ -15,6 +15,7 @@
 #include "runtime/errors.h"
 #include "runtime/graph_runner.h"
 #include "runtime/model.h"
+#include "tests/support/code_prompt.h"
 #include "tests/support/stories_model.h"
 
 using namespace snapstream;
@@ -111,8 +112,6 @@ TEST_CASE("quantised parity models split over ranks decode as one process does",
   // biases, and Q8_0.
   // Their 2 KV heads split over 2 ranks and are replicated over 4, where two ranks compact
   // each head alike from the whole query group; the prompt is longer than the 32-entry cache.
-  std::string code;
-  for (int i = 0; i < 3; ++i) code += "def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n - 2)\n";
   for (const char* name : {"llama-spm-q4_k_m", "qwen2-gpt2-q4_k_m", "llama-starcoder-q8_0"})
     for (const std::vector<int64_t>& prefill : {std::vector<int64_t>{64, 256}, std::vector<int64_t>{32}}) {
       INFO(name << ", rank " << mpi.rank() << " of " << mpi.size() << ", longest prefill bucket " << prefill.back());
@@ -120,7 +119,7 @@ TEST_CASE("quantised parity models split over ranks decode as one process does",
       kernels::ThreadPool pool(1);
       SnapStreamConfig config;
       config.capacity = 32;
-      const std::vector<int32_t> prompt = model->tokenizer.encode(code, true, true);
+      const std::vector<int32_t> prompt = model->tokenizer.encode(test::repeated_function_prompt(), true, true);
       REQUIRE(static_cast<int64_t>(prompt.size()) > config.capacity + config.window);
       Served whole(*model, pool, config, 1, -1, prefill);
       Served every(*model, pool, config, mpi.size(), -1, prefill);

@@ -9,6 +9,7 @@
 #include "runtime/errors.h"
 #include "runtime/graph_runner.h"
 #include "runtime/synthetic_model.h"
+#include "tests/support/code_prompt.h"
 #include "tests/support/test_models.h"
 #include "tests/support/stories_model.h"
 #include "tests/support/test_paths.h"
@@ -222,13 +223,11 @@ TEST_CASE("quantised parity models split over shards decode the unsplit model's 
   // now and then, and these models' greedy tokens then part within a few steps; the split keeps
   // every dot product whole, so they never do. Their 2 KV heads split over 2 shards and are
   // replicated over 4, and a prompt longer than the 32-entry cache is compacted by SnapKV.
-  std::string code;
-  for (int i = 0; i < 3; ++i) code += "def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n - 2)\n";
   for (const char* name : {"llama-spm-q4_k_m", "qwen2-gpt2-q4_k_m", "llama-starcoder-q8_0"}) {
     INFO(name);
     const auto model = load_model((*models / "parity" / (std::string(name) + ".gguf")).string());
     kernels::ThreadPool pool(2);
-    const std::vector<int32_t> prompt = model->tokenizer.encode(code, true, true);
+    const std::vector<int32_t> prompt = model->tokenizer.encode(test::repeated_function_prompt(), true, true);
     SnapStreamConfig config;
     config.capacity = 32;
     const SnapStreamConfig resolved = config.resolved(model->shape.context_length);
