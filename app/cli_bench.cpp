@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,10 +17,47 @@
 #include "app/process_ranks.h"
 #include "app/rank_report.h"
 #include "bench/generation_bench.h"
+#include "bench/median.h"
 #include "bench/memory_bandwidth.h"
 
 namespace snapstream::app {
 namespace {
+
+// Passes of the bandwidth probe after each repeat; the best one counts, as in STREAM.
+constexpr int kProbePasses = 3;
+
+// Decode's share of the memory-bandwidth roofline, repeat by repeat against the probe taken right
+// after it, then the median over repeats.
+struct RooflineShares {
+  double read_bytes_per_s = 0.0, copy_bytes_per_s = 0.0;  // medians of the probes
+  double weights = 0.0, with_kv = 0.0;                    // medians of each repeat's share
+  std::vector<double> weights_by_repeat;
+  double lowest_weights() const {
+    return weights_by_repeat.empty() ? 0.0 : *std::min_element(weights_by_repeat.begin(), weights_by_repeat.end());
+  }
+  double highest_weights() const {
+    return weights_by_repeat.empty() ? 0.0 : *std::max_element(weights_by_repeat.begin(), weights_by_repeat.end());
+  }
+};
+
+RooflineShares roofline_shares(const bench::GenerationBenchResult& result, const std::vector<bench::BandwidthResult>& probes) {
+  RooflineShares shares;
+  const auto& steps = result.decode_seconds_per_step_by_repeat;
+  if (probes.size() != steps.size()) return shares;  // no probe asked for
+  std::vector<double> reads, copies, with_kv;
+  for (size_t r = 0; r < probes.size(); ++r) {
+    reads.push_back(probes[r].read_bytes_per_s);
+    copies.push_back(probes[r].copy_bytes_per_s);
+    const double per_second = 1.0 / (steps[r] * probes[r].read_bytes_per_s);
+    shares.weights_by_repeat.push_back(static_cast<double>(result.weight_bytes_per_step) * per_second);
+    with_kv.push_back(static_cast<double>(result.weight_bytes_per_step + result.kv_bytes_per_step) * per_second);
+  }
+  shares.read_bytes_per_s = bench::median(reads);
+  shares.copy_bytes_per_s = bench::median(copies);
+  shares.weights = bench::median(shares.weights_by_repeat);
+  shares.with_kv = bench::median(with_kv);
+  return shares;
+}
 
 struct BenchArgs {
   ModelFlags model;
@@ -50,13 +88,18 @@ void run_bench(const BenchArgs& args) {
   spdlog::info("benchmarking {} with {} threads: {} sequences of {} prompt + {} decode tokens, {} repeats, {}", args.model.path,
                pool.size(), o.concurrency, o.prompt_tokens, o.decode_tokens, o.repeats,
                o.cache.resolved(model->shape.context_length).describe());
+  // The probe runs right after each repeat's decode, so each repeat's share compares two
+  // measurements taken under the same load; the reported share is the median of those.
+  std::optional<bench::BandwidthProbe> probe;
+  std::vector<bench::BandwidthResult> probes;
+  if (args.bandwidth_mib > 0) {
+    probe.emplace(pool, args.bandwidth_mib << 20);
+    o.after_repeat = [&] { probes.push_back(probe->measure(kProbePasses)); };
+  }
   const auto result = bench::run_generation_bench(*model, pool, o);
   if (!result.led) return;
-  bench::BandwidthResult bandwidth;
-  if (args.bandwidth_mib > 0) bandwidth = bench::measure_bandwidth(pool, args.bandwidth_mib << 20, 5);
-  const double peak = bandwidth.read_bytes_per_s;
-  const double weight_share = peak > 0 ? result.weight_bytes_per_s / peak : 0.0;
-  const double total_share = peak > 0 ? result.decode_bytes_per_s / peak : 0.0;
+  const RooflineShares shares = roofline_shares(result, probes);
+  const double peak = shares.read_bytes_per_s;
 
   if (args.json) {
     nlohmann::json out = {
@@ -75,10 +118,11 @@ void run_bench(const BenchArgs& args) {
         {"kv_bytes_per_step", result.kv_bytes_per_step},
         {"weight_bytes_per_s", result.weight_bytes_per_s},
         {"decode_bytes_per_s", result.decode_bytes_per_s},
-        {"memory_read_bytes_per_s", bandwidth.read_bytes_per_s},
-        {"memory_copy_bytes_per_s", bandwidth.copy_bytes_per_s},
-        {"decode_roofline_share", weight_share},
-        {"decode_roofline_share_with_kv", total_share},
+        {"memory_read_bytes_per_s", shares.read_bytes_per_s},
+        {"memory_copy_bytes_per_s", shares.copy_bytes_per_s},
+        {"decode_roofline_share", shares.weights},
+        {"decode_roofline_share_with_kv", shares.with_kv},
+        {"decode_roofline_share_by_repeat", shares.weights_by_repeat},
     };
     if (o.profile)
       for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))
@@ -100,10 +144,12 @@ void run_bench(const BenchArgs& args) {
             << fmt::format("decode reads          {:.2f} GB/s of weights, {:.2f} GB/s with KV\n",
                            result.weight_bytes_per_s / 1e9, result.decode_bytes_per_s / 1e9);
   if (args.bandwidth_mib > 0)
-    std::cout << fmt::format("memory bandwidth      {:.2f} GB/s read, {:.2f} GB/s copy (best of 5, {} MiB buffer)\n",
-                             peak / 1e9, bandwidth.copy_bytes_per_s / 1e9, args.bandwidth_mib)
-              << fmt::format("decode roofline share {:.1f}% (weights only), {:.1f}% with KV\n", weight_share * 100.0,
-                             total_share * 100.0);
+    std::cout << fmt::format("memory bandwidth      {:.2f} GB/s read, {:.2f} GB/s copy (medians of a probe after each repeat, "
+                             "each the best of {} passes over {} MiB)\n",
+                             peak / 1e9, shares.copy_bytes_per_s / 1e9, kProbePasses, args.bandwidth_mib)
+              << fmt::format("decode roofline share {:.1f}% (weights only; repeats {:.1f}-{:.1f}%), {:.1f}% with KV\n",
+                             shares.weights * 100.0, shares.lowest_weights() * 100.0, shares.highest_weights() * 100.0,
+                             shares.with_kv * 100.0);
   if (!result.decode_ranks.empty())
     std::cout << "decode time of each tensor-parallel rank (every repeat)\n" << describe_rank_seconds(result.decode_ranks)
               << fmt::format("(the bandwidth probe ran on rank 0's {} thread(s) only; the {} ranks decode with all of theirs)\n",

@@ -5,16 +5,13 @@
 #include <chrono>
 #include <vector>
 
+#include "bench/median.h"
 #include "kernels/kv_entries.h"
 #include "runtime/errors.h"
 #include "runtime/slot_kv_cache.h"
 
 namespace snapstream::bench {
 namespace {
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -78,6 +75,8 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
       result.decode_ranks[rank].steps += ranks_after[rank].steps - ranks_before[rank].steps;
       result.decode_ranks[rank].collectives += ranks_after[rank].collectives - ranks_before[rank].collectives;
     }
+    result.decode_seconds_per_step_by_repeat.push_back(decode_times.back() / static_cast<double>(steps));
+    if (options.after_repeat) options.after_repeat();
   }
 
   const double prefill = median(prefill_times), decode = median(decode_times);

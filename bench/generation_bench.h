@@ -24,13 +24,17 @@ struct GenerationBenchOptions {
   // Called with the runner before the first step, to join tensor-parallel ranks: false on a rank
   // that has taken another rank's steps to their end, which then reports nothing.
   std::function<bool(runtime::GraphRunner&)> join;
+  // Called after each repeat's decode steps, before the next prefill: what must be measured
+  // beside decode under the same load (the bandwidth roofline) is measured there.
+  std::function<void()> after_repeat;
 };
 
 struct GenerationBenchResult {
   double prefill_tokens_per_s = 0.0;    // prompt tokens / prefill time, over all sequences
   double compaction_share = 0.0;        // share of prefill time spent compacting (SnapKV included)
   double decode_tokens_per_s = 0.0;     // aggregate: every sequence's tokens / decode time
-  double decode_seconds_per_step = 0.0;
+  double decode_seconds_per_step = 0.0;   // the median repeat's
+  std::vector<double> decode_seconds_per_step_by_repeat;
   int64_t weight_bytes_per_step = 0;    // matrices read once per step
   int64_t kv_bytes_per_step = 0;        // live KV of every sequence, averaged over the run
   double weight_bytes_per_s = 0.0;      // weights / time per step: the roofline measure

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/thread_pool.h"
 
@@ -14,7 +15,23 @@ struct BandwidthResult {
   int threads = 0;
 };
 
-// Best of `repeats` passes over a buffer of `buffer_bytes`, split over the pool's threads.
-BandwidthResult measure_bandwidth(kernels::ThreadPool& pool, int64_t buffer_bytes, int repeats);
+// Holds its buffers, so it can be measured again and again beside the work it is the roofline
+// of: on a shared machine the bandwidth moves from minute to minute, and a share is only
+// meaningful against a probe taken at the same time.
+class BandwidthProbe {
+ public:
+  // Allocates two buffers of about `buffer_bytes` each, first touched on the pool's threads.
+  BandwidthProbe(kernels::ThreadPool& pool, int64_t buffer_bytes);
+  // Best of `passes` passes over the buffer, split over the pool's threads.
+  BandwidthResult measure(int passes);
+
+ private:
+  kernels::ThreadPool& pool_;
+  int64_t chunks_ = 0;
+  std::vector<float> source_, target_;
+  // One sum per chunk, written by whichever thread ran the chunk: it keeps the reads from being
+  // optimised away, and no two threads ever write the same one.
+  std::vector<double> sums_;
+};
 
 }  // namespace snapstream::bench
