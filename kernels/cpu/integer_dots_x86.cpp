@@ -118,13 +118,25 @@ inline __m256i bias_start(__m256i weights) {
 #endif
 
 // A group of rows is read sixteen (or eight) streams at a time, more than the hardware
-// prefetcher follows; so while block b of a group is used, the b-th share of the next group's
-// bytes (group_bytes after it) is fetched in order.
-inline void prefetch_next_group(const std::byte* group, int64_t group_bytes, int64_t b, int64_t blocks) {
-  const std::byte* next = group + group_bytes;
-  for (int64_t at = b * group_bytes / blocks; at < (b + 1) * group_bytes / blocks; at += 64)
-    _mm_prefetch(reinterpret_cast<const char*>(next + at), _MM_HINT_T0);
-}
+// prefetcher follows; so while a group is used, the next group's bytes (group_bytes after it)
+// are fetched in order, one part at each call of `fetch`. Callers fetch a part per row (or row
+// pair) of a block, not per block: a K-quant block's share of sixteen rows is ~40 lines, and
+// issued at once they stall on the few misses a core keeps in flight (Q4_K decode on an
+// AVX-512 EPYC ran 1.5x faster with the finer parts).
+class NextGroupPrefetch {
+ public:
+  // Nothing is fetched when `wanted` is false (the last group of a band has no next one).
+  NextGroupPrefetch(const std::byte* group, int64_t group_bytes, int64_t parts, bool wanted)
+      : next_(group + group_bytes), end_(wanted ? group_bytes : 0), part_bytes_((group_bytes + parts - 1) / parts) {}
+  void fetch(int64_t part) const {
+    for (int64_t at = part * part_bytes_, end = std::min(end_, at + part_bytes_); at < end; at += 64)
+      _mm_prefetch(reinterpret_cast<const char*>(next_ + at), _MM_HINT_T0);
+  }
+
+ private:
+  const std::byte* next_;
+  int64_t end_, part_bytes_;
+};
 
 // Each row's integer sum of a block, then ggml's float step, block by block (the float steps of
 // one row form a chain, so the tile's rows keep the core busy).
@@ -218,9 +230,10 @@ template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
 void interleave_group(const std::byte* w, int64_t row_stride, int64_t blocks, GroupBlock* out, bool prefetch_next) {
   const __m512i row_offsets = group_row_offsets(row_stride);
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  const NextGroupPrefetch prefetch(w, kGroupRows * row_stride, blocks, prefetch_next);
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
-    if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
+    prefetch.fetch(b);
     __m512i z[8];
     for (int k = 0; k < 8; ++k) z[k] = row_pair<Signed>(block, row_stride, k);
     transpose_halves(z);
@@ -273,9 +286,10 @@ template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
 void q8_family_side8(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m,
                      float* y, int64_t y_stride, __m256* totals, bool prefetch_next) {
   for (int64_t j = 0; j < m; ++j) totals[j] = _mm256_setzero_ps();
+  const NextGroupPrefetch prefetch(w, kSideRows * row_stride, blocks, prefetch_next);
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
-    if (prefetch_next) prefetch_next_group(w, kSideRows * row_stride, b, blocks);
+    prefetch.fetch(b);
     __m256i weights[kSideRows], prepared[kSideRows];
     alignas(32) float d[kSideRows];
     for (int k = 0; k < kSideRows; ++k) {
@@ -326,11 +340,12 @@ void q8_family_side16(const std::byte* w, int64_t row_stride, int64_t blocks, co
   const __m512i row_offsets = group_row_offsets(row_stride);
   const __m512i zero = _mm512_setzero_si512(), biases = _mm512_set1_epi8(-128);
   for (int64_t j = 0; j < m; ++j) totals[j] = _mm512_setzero_ps();
+  const NextGroupPrefetch prefetch(w, kGroupRows * row_stride, 8 * blocks, prefetch_next);
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
-    if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
     __m512i weights[8], starts[8];
     for (int k = 0; k < 8; ++k) {
+      prefetch.fetch(8 * b + k);
       weights[k] = row_pair<Signed>(block, row_stride, k);
       starts[k] = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, biases, weights[k]));
     }
@@ -548,9 +563,9 @@ void k45_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const Qu
   const __m512i row_offsets = group_row_offsets(row_stride);
   __m512 totals[M];
   for (int j = 0; j < M; ++j) totals[j] = _mm512_setzero_ps();
+  const NextGroupPrefetch prefetch(w, kGroupRows * row_stride, 8 * blocks, prefetch_next);
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * kBytes;
-    if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
     const KScales16 unpacked = unpack_k_scales16(block + kKScales, row_offsets);
     const KRowScales16 row_scales(unpacked);
     // Rows k (low half) and k + 8 (high half) in pair k, as row_sums16 takes them.
@@ -559,6 +574,7 @@ void k45_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const Qu
     for (int k = 0; k < kGroupRows; ++k) scales[k] = row_scales.row(k);
     __m512i scaled_pairs[M][8];
     for (int k = 0; k < 8; ++k) {
+      prefetch.fetch(8 * b + k);
       __m256i low[M], high[M];
       q45_k_scaled_lanes<FifthBit, M>(block + k * row_stride, b, x, scales[k], low);
       q45_k_scaled_lanes<FifthBit, M>(block + (k + 8) * row_stride, b, x, scales[k + 8], high);
@@ -663,11 +679,14 @@ void k_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const Quan
   const __m512i row_offsets = group_row_offsets(row_stride);
   __m512 totals[M];
   for (int j = 0; j < M; ++j) totals[j] = _mm512_setzero_ps();
+  const NextGroupPrefetch prefetch(w, kGroupRows * row_stride, kGroupRows * blocks, prefetch_next);
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * Type::kBytes;
-    if (prefetch_next) prefetch_next_group(w, kGroupRows * row_stride, b, blocks);
     __m256i scaled[kGroupRows][M], mins[kGroupRows][M];
-    for (int k = 0; k < kGroupRows; ++k) Type::template lanes<M>(block + k * row_stride, b, x, scaled[k], mins[k]);
+    for (int k = 0; k < kGroupRows; ++k) {
+      prefetch.fetch(kGroupRows * b + k);
+      Type::template lanes<M>(block + k * row_stride, b, x, scaled[k], mins[k]);
+    }
     // The rows' f16 scales: d, and for Q4_K/Q5_K dmin right after it, in one 32-bit load each.
     const __m512i heads = _mm512_i32gather_epi32(row_offsets, block + Type::kScaleAt, 1);
     const __m512 d = low_f16s(heads);
