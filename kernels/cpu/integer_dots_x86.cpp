@@ -702,6 +702,34 @@ void k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float
   for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
 }
 
+// Four consecutive weight rows against one activation row: q8_family_rows4's access pattern for
+// the K-quants, and k_tile's float steps lane by lane (so its bits).
+template <class Type>
+void k_rows4(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView& x, float* y,
+             bool prefetch_next) {
+  __m128 totals = _mm_setzero_ps();
+  const NextGroupPrefetch prefetch(w, 4 * row_stride, 4 * blocks, prefetch_next);
+  for (int64_t b = 0; b < blocks; ++b) {
+    __m256i scaled[4], mins[4];
+    alignas(16) float d[4], dmin[4];
+    for (int k = 0; k < 4; ++k) {
+      prefetch.fetch(4 * b + k);
+      const std::byte* block = w + k * row_stride + b * Type::kBytes;
+      __m256i row_scaled[1], row_mins[1];
+      Type::template lanes<1>(block, b, &x, row_scaled, row_mins);
+      scaled[k] = row_scaled[0];
+      mins[k] = row_mins[0];
+      d[k] = f16_at(block + Type::kScaleAt);
+      dmin[k] = Type::kHasMin ? f16_at(block + 2) : 0.0f;
+    }
+    const __m128 a = _mm_set1_ps(x.scales[b]);
+    const __m128 share = _mm_sub_ps(_mm_mul_ps(_mm_mul_ps(_mm_load_ps(d), a), _mm_cvtepi32_ps(sum_int_lanes4(scaled))),
+                                    _mm_mul_ps(_mm_mul_ps(_mm_load_ps(dmin), a), _mm_cvtepi32_ps(sum_int_lanes4(mins))));
+    totals = _mm_add_ps(totals, share);
+  }
+  _mm_storeu_ps(y, totals);
+}
+
 // Sixteen weight rows side by side: each row's lane sums per block, folded into registers of
 // sixteen row sums, so the shares of all sixteen rows take one vector step (the same operations
 // as k_block_share, lane by lane). out[j * out_stride + p] for row p.
@@ -934,13 +962,16 @@ struct Q6KTile {
 };
 #endif
 
-// A K-quant band: on AVX-512, groups of sixteen rows side by side; the rest one row at a time.
+// A K-quant band: on AVX-512, four rows at a time against one activation row and groups of
+// sixteen rows side by side against more; the rest one row at a time.
 template <class Type, template <int> class Tile>
 void k_band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x, int64_t m,
             float* y, int64_t y_stride) {
   int64_t r = 0;
 #ifdef SNAPSTREAM_AVX512_VNNI
-  if (row_stride <= INT32_MAX / kGroupRows)
+  if (m == 1)
+    for (; r + 4 <= rows; r += 4) k_rows4<Type>(w + r * row_stride, row_stride, blocks, x[0], y + r, r + 8 <= rows);
+  else if (row_stride <= INT32_MAX / kGroupRows)
     for (; r + kGroupRows <= rows; r += kGroupRows)
       for (int64_t i = 0; i < m; i += kTileRows)
         run_side16<Type>(w + r * row_stride, row_stride, blocks, x + i, static_cast<int>(std::min<int64_t>(kTileRows, m - i)),
