@@ -37,6 +37,8 @@ def main():
         ("q4_k decode, 1 sequence", decode("q4_k x1")),
         ("q8_0 decode, 16 sequences", decode("q8_0 x16")),
         ("q4_k decode, 16 sequences", decode("q4_k x16")),
+        ("q8_0 decode, 16 sequences, f16 cache", decode("q8_0 x16 f16 cache")),
+        ("q4_k decode, 16 sequences, f16 cache", decode("q4_k x16 f16 cache")),
         ("q8_0 server, 16 clients, tokens/s", served("q8_0 server x16")),
         ("f32 server, 16 clients, tokens/s", served("f32 server x16")),
         ("f32 prefill 512", prefill("f32 prefill 512")),
@@ -44,11 +46,11 @@ def main():
         ("q8_0 prefill 512", prefill("q8_0 prefill 512")),
         ("q4_k prefill 512", prefill("q4_k prefill 512")),
     ]
-    print(f"\n{'work (tokens/s)':36} {'snapstream':>11} {'llama.cpp':>10} {'ratio':>7}")
+    print(f"\n{'work (tokens/s)':40} {'snapstream':>11} {'llama.cpp':>10} {'ratio':>7}")
     for name, value in rows:
         ref = reference.get(name)
         ref_text = f"{ref:>10.1f} {value / ref:>6.2f}x" if ref else f"{'':>10} {'':>7}"
-        print(f"{name:36} {value:>11.1f} {ref_text}")
+        print(f"{name:40} {value:>11.1f} {ref_text}")
 
     goals = [
         ("q8_0 decode roofline share, 1 sequence", roofline("q8_0 x1"), 0.80),
