@@ -4,8 +4,9 @@
 // The 32-value block types take groups of weight rows together, so one float step serves a whole
 // group: side by side (eight or sixteen rows, their lane sums folded into one register) for few
 // activation rows, and on AVX-512 interleaved (one instruction takes four values of sixteen rows)
-// for many. On AVX-512 the K-quants take sixteen rows side by side too: each row's block is
-// unpacked as before, and the sixteen rows' shares of a block are one vector step. All give the
+// for many. On AVX-512 the K-quants take sixteen rows side by side too (each row's block is
+// unpacked as before, and the sixteen rows' shares of a block are one vector step) and, against
+// many activation rows, interleaved block by block as well. All give the
 // portable variant's bits: integer sums are exact and the float steps are the same operations in
 // the same order.
 #include <immintrin.h>
@@ -236,20 +237,28 @@ inline __m512i pick_lanes(__m512i a, __m512i b, bool second) {
   return _mm512_permutex2var_epi64(a, second ? _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2) : _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), b);
 }
 
+// The first two steps of a transpose of 32-bit words, within 128-bit lanes: afterwards
+// out[4i + c] holds word 4L + c of registers 4i..4i+3 of `in` in its 128-bit lane L.
+template <int N>
+inline void transpose_within_lanes(const __m512i (&in)[N], __m512i (&out)[N]) {
+  __m512i pairs[N];
+  for (int i = 0; i < N / 2; ++i) {
+    pairs[2 * i] = _mm512_unpacklo_epi32(in[2 * i], in[2 * i + 1]);
+    pairs[2 * i + 1] = _mm512_unpackhi_epi32(in[2 * i], in[2 * i + 1]);
+  }
+  for (int i = 0; i < N / 4; ++i) {
+    out[4 * i] = _mm512_unpacklo_epi64(pairs[4 * i], pairs[4 * i + 2]);
+    out[4 * i + 1] = _mm512_unpackhi_epi64(pairs[4 * i], pairs[4 * i + 2]);
+    out[4 * i + 2] = _mm512_unpacklo_epi64(pairs[4 * i + 1], pairs[4 * i + 3]);
+    out[4 * i + 3] = _mm512_unpackhi_epi64(pairs[4 * i + 1], pairs[4 * i + 3]);
+  }
+}
+
 // Rows k (low half) and k + 8 (high half) of z transposed as two 8x8 matrices of 32-bit values:
 // afterwards z[l] holds value l of rows 0-7 and then of rows 8-15.
 inline void transpose_halves(__m512i (&z)[8]) {
-  __m512i t[8], u[8];
-  for (int k = 0; k < 4; ++k) {
-    t[2 * k] = _mm512_unpacklo_epi32(z[2 * k], z[2 * k + 1]);
-    t[2 * k + 1] = _mm512_unpackhi_epi32(z[2 * k], z[2 * k + 1]);
-  }
-  for (int k = 0; k < 2; ++k) {
-    u[4 * k] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
-    u[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
-    u[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
-    u[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
-  }
+  __m512i u[8];
+  transpose_within_lanes(z, u);
   // u[c] (rows 0-3 of each half) and u[c + 4] (rows 4-7) hold values c and c + 4 in their even
   // and odd 128-bit lanes.
   for (int c = 0; c < 4; ++c) {
@@ -662,6 +671,117 @@ inline void q6_k_block_lanes(const std::byte* block, int64_t b, const QuantisedR
   }
 }
 
+// A K-quant block of sixteen weight rows interleaved, as dpbusd takes it: quads[l] holds values
+// 4l..4l+3 of every row (row p in 32-bit lane p) as stored, unsigned (Q6_K's +32 included);
+// scales[s] each row's scale of sub-block s (32 values for Q4_K/Q5_K, 16 for Q6_K); pairs[t] the
+// two 16-bit weights each row gives the activations' 16-value sums 2t and 2t + 1 (Q4_K/Q5_K: the
+// min of sub-block t twice; Q6_K: 32 times scales 2t and 2t + 1, the share of the +32).
+// Interleaving costs about as much as three activation rows' products, so it pays once many
+// activation rows share the block; then each row meets it with one instruction per four values
+// of all sixteen rows and no lane sums to fold.
+struct alignas(64) KGroupBlock {
+  __m512i quads[64];
+  __m512i scales[16];
+  __m512i pairs[8];
+  __m512 d, dmin;
+};
+
+// Byte k of every 32-bit lane, as a 32-bit value: unsigned, or sign-extended.
+inline __m512i lane_byte(__m512i words, int k) { return _mm512_and_si512(_mm512_srli_epi32(words, 8 * k), _mm512_set1_epi32(0xFF)); }
+inline __m512i lane_signed_byte(__m512i words, int k) { return _mm512_srai_epi32(_mm512_slli_epi32(words, 24 - 8 * k), 24); }
+
+// The 64 bytes at `first` in each of sixteen rows, transposed: words[i] holds 32-bit word i of
+// every row (row p in lane p). Sixteen loads and 64 shuffles: on an AVX-512 EPYC a third of the
+// time of the sixteen gathers it replaces.
+inline void transpose_words16(const std::byte* first, int64_t row_stride, __m512i (&words)[16]) {
+  __m512i rows[16], t[16];
+  for (int p = 0; p < 16; ++p) rows[p] = _mm512_loadu_si512(first + p * row_stride);
+  transpose_within_lanes(rows, t);
+  // Lane L of the four row quarters side by side.
+  for (int c = 0; c < 4; ++c) {
+    const __m512i low01 = _mm512_shuffle_i32x4(t[c], t[4 + c], 0x44), high01 = _mm512_shuffle_i32x4(t[c], t[4 + c], 0xEE);
+    const __m512i low23 = _mm512_shuffle_i32x4(t[8 + c], t[12 + c], 0x44), high23 = _mm512_shuffle_i32x4(t[8 + c], t[12 + c], 0xEE);
+    words[c] = _mm512_shuffle_i32x4(low01, low23, 0x88);
+    words[4 + c] = _mm512_shuffle_i32x4(low01, low23, 0xDD);
+    words[8 + c] = _mm512_shuffle_i32x4(high01, high23, 0x88);
+    words[12 + c] = _mm512_shuffle_i32x4(high01, high23, 0xDD);
+  }
+}
+
+// Q4_K/Q5_K: 32-bit word 8c + k of qs holds values 64c + 4k.. in its low nibbles and
+// 64c + 32 + 4k.. in its high ones (quads 16c + k and 16c + 8 + k); their fifth bits are bits 2c
+// and 2c + 1 of qh's word k. The next group is fetched in four parts per block.
+template <bool FifthBit>
+void interleave_q45_k(const std::byte* block, int64_t row_stride, __m512i row_offsets, const NextGroupPrefetch& prefetch,
+                      int64_t first_part, KGroupBlock& out) {
+  const __m512i nibble = _mm512_set1_epi8(0x0F), one = _mm512_set1_epi8(1);
+  const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
+  __m512i words[2][16];
+  prefetch.fetch(first_part);
+  transpose_words16(qs, row_stride, words[0]);
+  prefetch.fetch(first_part + 1);
+  transpose_words16(qs + 64, row_stride, words[1]);
+  // Q5_K's 32 qh bytes and the first 32 of qs: inside the block.
+  [[maybe_unused]] __m512i qh[16];
+  if constexpr (FifthBit) transpose_words16(block + kQ5_KQh, row_stride, qh);
+  prefetch.fetch(first_part + 2);
+  for (int c = 0; c < 4; ++c)
+    for (int k = 0; k < 8; ++k) {
+      const __m512i packed = words[c / 2][8 * (c % 2) + k];
+      __m512i low = _mm512_and_si512(packed, nibble), high = _mm512_and_si512(_mm512_srli_epi32(packed, 4), nibble);
+      if constexpr (FifthBit) {
+        low = _mm512_or_si512(low, _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh[k], 2 * c), one), 4));
+        high = _mm512_or_si512(high, _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh[k], 2 * c + 1), one), 4));
+      }
+      out.quads[16 * c + k] = low;
+      out.quads[16 * c + 8 + k] = high;
+    }
+  prefetch.fetch(first_part + 3);
+  const KScales16 unpacked = unpack_k_scales16(block + kKScales, row_offsets);
+  for (int s = 0; s < 8; ++s) {
+    out.scales[s] = lane_byte(unpacked.scales[s / 4], s % 4);
+    const __m512i min = lane_byte(unpacked.mins[s / 4], s % 4);
+    out.pairs[s] = _mm512_or_si512(min, _mm512_slli_epi32(min, 16));
+  }
+  const __m512i heads = _mm512_i32gather_epi32(row_offsets, block, 1);
+  out.d = low_f16s(heads);
+  out.dmin = low_f16s(_mm512_srli_epi32(heads, 16));
+}
+
+// Q6_K, per half h of 128 values: ql words 16h + k and 16h + 8 + k hold values 4k.. and 32 + 4k..
+// of the half in their low nibbles and 64 + 4k.. and 96 + 4k.. in their high ones; qh word
+// 8h + k gives those four quads their top two bits (bits 0-1, 2-3, 4-5, 6-7).
+inline void interleave_q6_k(const std::byte* block, int64_t row_stride, __m512i row_offsets,
+                            const NextGroupPrefetch& prefetch, int64_t first_part, KGroupBlock& out) {
+  const __m512i nibble = _mm512_set1_epi8(0x0F), two_bits = _mm512_set1_epi8(0x03);
+  __m512i ql[2][16], qh[16];
+  prefetch.fetch(first_part);
+  transpose_words16(block, row_stride, ql[0]);
+  prefetch.fetch(first_part + 1);
+  transpose_words16(block + 64, row_stride, ql[1]);
+  prefetch.fetch(first_part + 2);
+  transpose_words16(block + kQ6_KQh, row_stride, qh);
+  prefetch.fetch(first_part + 3);
+  for (int h = 0; h < 2; ++h)
+    for (int k = 0; k < 8; ++k) {
+      const __m512i low[4] = {ql[h][k], ql[h][8 + k], _mm512_srli_epi32(ql[h][k], 4), _mm512_srli_epi32(ql[h][8 + k], 4)};
+      for (int p = 0; p < 4; ++p) {
+        const __m512i top = _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(qh[8 * h + k], 2 * p), two_bits), 4);
+        out.quads[32 * h + 8 * p + k] = _mm512_or_si512(_mm512_and_si512(low[p], nibble), top);
+      }
+    }
+  __m512i words[4];
+  for (int i = 0; i < 4; ++i) words[i] = _mm512_i32gather_epi32(row_offsets, block + kQ6_KScales + 4 * i, 1);
+  for (int s = 0; s < 16; ++s) out.scales[s] = lane_signed_byte(words[s / 4], s % 4);
+  for (int t = 0; t < 8; ++t)
+    out.pairs[t] = _mm512_or_si512(_mm512_and_si512(_mm512_slli_epi32(out.scales[2 * t], 5), _mm512_set1_epi32(0xFFFF)),
+                                   _mm512_slli_epi32(out.scales[2 * t + 1], 21));
+  // The f16 d ends the block: the high half of the word two bytes before it, so the gather
+  // stays inside the block.
+  out.d = low_f16s(_mm512_srli_epi32(_mm512_i32gather_epi32(row_offsets, block + kQ6_KScale - 2, 1), 16));
+  out.dmin = _mm512_setzero_ps();
+}
+
 // The K-quant types as the AVX-512 tiles see them: block size, lane sums, and where a block
 // keeps its f16 d (and dmin; Q6_K has none and shares with a dmin of zero).
 template <bool FifthBit>
@@ -672,6 +792,9 @@ struct Q45K {
   template <int M>
   static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
     q45_k_block_lanes<FifthBit, M>(block, b, x, scaled, mins);
+  }  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets,
+                         const NextGroupPrefetch& prefetch, int64_t first_part, KGroupBlock& out) {
+    interleave_q45_k<FifthBit>(block, row_stride, row_offsets, prefetch, first_part, out);
   }
 };
 struct Q6K {
@@ -681,6 +804,9 @@ struct Q6K {
   template <int M>
   static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
     q6_k_block_lanes<M>(block, b, x, scaled, mins);
+  }  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets,
+                         const NextGroupPrefetch& prefetch, int64_t first_part, KGroupBlock& out) {
+    interleave_q6_k(block, row_stride, row_offsets, prefetch, first_part, out);
   }
 };
 
@@ -747,9 +873,10 @@ void k_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const Quan
       prefetch.fetch(kGroupRows * b + k);
       Type::template lanes<M>(block + k * row_stride, b, x, scaled[k], mins[k]);
     }
-    // The rows' f16 scales: d, and for Q4_K/Q5_K dmin right after it, in one 32-bit load each.
-    const __m512i heads = _mm512_i32gather_epi32(row_offsets, block + Type::kScaleAt, 1);
-    const __m512 d = low_f16s(heads);
+    // The rows' f16 scales in one 32-bit load each that stays inside the block: d, and for
+    // Q4_K/Q5_K dmin right after it; Q6_K's d ends its block, so its word starts two bytes earlier.
+    const __m512i heads = _mm512_i32gather_epi32(row_offsets, block + Type::kScaleAt - (Type::kHasMin ? 0 : 2), 1);
+    const __m512 d = low_f16s(Type::kHasMin ? heads : _mm512_srli_epi32(heads, 16));
     const __m512 dmin = Type::kHasMin ? low_f16s(_mm512_srli_epi32(heads, 16)) : _mm512_setzero_ps();
     for (int j = 0; j < M; ++j) {
       __m512i scaled_pairs[8], mins_pairs[8];
@@ -764,6 +891,92 @@ void k_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const Quan
     }
   }
   for (int j = 0; j < M; ++j) _mm512_storeu_ps(out + j * out_stride, totals[j]);
+}
+
+// The shares of block b for G interleaved groups against J activation rows, sixteen rows a lane:
+// k_side16's float steps on the same integers. Sub-block by sub-block, each quad loaded once for
+// the J rows and each activation broadcast once for the G groups: loads, not products, bound
+// this loop (on an AVX-512 EPYC two groups against two rows ran 1.6x the products per second of
+// one against one).
+template <class Type, int G, int J>
+inline void k_group_shares(const KGroupBlock* groups, const QuantisedRowView* x, int64_t b, __m512 (&shares)[G][J]) {
+  constexpr int kQuadsPerScale = Type::kHasMin ? 8 : 4, kScales = 64 / kQuadsPerScale;
+  const int8_t* a[J];
+  for (int j = 0; j < J; ++j) a[j] = x[j].q + 256 * b;
+  __m512i scaled[G][J];
+  for (auto& row : scaled)
+    for (auto& v : row) v = _mm512_setzero_si512();
+  for (int s = 0; s < kScales; ++s) {
+    __m512i parts[G][J];
+    for (auto& row : parts)
+      for (auto& v : row) v = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int q = 0; q < kQuadsPerScale; ++q) {
+      const int l = s * kQuadsPerScale + q;
+      __m512i quads[G];
+      for (int g = 0; g < G; ++g) quads[g] = _mm512_load_si512(&groups[g].quads[l]);
+      for (int j = 0; j < J; ++j) {
+        int32_t four;
+        std::memcpy(&four, a[j] + 4 * l, 4);
+        const __m512i activations = _mm512_set1_epi32(four);
+        for (int g = 0; g < G; ++g) parts[g][j] = _mm512_dpbusd_epi32(parts[g][j], quads[g], activations);
+      }
+    }
+    for (int g = 0; g < G; ++g)
+      for (int j = 0; j < J; ++j) scaled[g][j] = _mm512_add_epi32(scaled[g][j], _mm512_mullo_epi32(parts[g][j], groups[g].scales[s]));
+  }
+  for (int j = 0; j < J; ++j) {
+    __m512i corrections[G];
+    for (auto& v : corrections) v = _mm512_setzero_si512();
+    for (int t = 0; t < 8; ++t) {
+      int32_t two;
+      std::memcpy(&two, x[j].sums16 + 16 * b + 2 * t, 4);
+      const __m512i sums = _mm512_set1_epi32(two);
+      for (int g = 0; g < G; ++g) corrections[g] = _mm512_dpwssd_epi32(corrections[g], groups[g].pairs[t], sums);
+    }
+    const __m512 scale = _mm512_set1_ps(x[j].scales[b]);
+    for (int g = 0; g < G; ++g) {
+      // Q4_K/Q5_K: the mins' share is a second term; Q6_K: the +32's comes off the integer sum.
+      const __m512i mins = Type::kHasMin ? corrections[g] : _mm512_setzero_si512();
+      const __m512i sum = Type::kHasMin ? scaled[g][j] : _mm512_sub_epi32(scaled[g][j], corrections[g]);
+      shares[g][j] = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(groups[g].d, scale), _mm512_cvtepi32_ps(sum)),
+                                   _mm512_mul_ps(_mm512_mul_ps(groups[g].dmin, scale), _mm512_cvtepi32_ps(mins)));
+    }
+  }
+}
+
+// Adds J activation rows' shares of block b to y (written, not added, at the first block).
+// Not inlined: inlined into the loop over activation rows, GCC hoists the activation offsets out
+// of it and spills them, and every product then waits on a reload.
+template <class Type, int G, int J>
+__attribute__((noinline)) void add_group_shares(const KGroupBlock* groups, const QuantisedRowView* x, int64_t b, float* y,
+                                                int64_t y_stride) {
+  __m512 shares[G][J];
+  k_group_shares<Type, G, J>(groups, x, b, shares);
+  for (int j = 0; j < J; ++j)
+    for (int g = 0; g < G; ++g) {
+      float* out = y + j * y_stride + kGroupRows * g;
+      _mm512_storeu_ps(out, _mm512_add_ps(b == 0 ? _mm512_setzero_ps() : _mm512_loadu_ps(out), shares[g][j]));
+    }
+}
+
+// G groups of sixteen weight rows (G * 16 rows) against m activation rows, block by block: each
+// block of each group is interleaved once into a buffer that stays in L1 while every activation
+// row meets it, two rows at a time.
+template <class Type, int G>
+void k_interleaved(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m, float* y,
+                   int64_t y_stride, bool prefetch_next) {
+  const __m512i row_offsets = group_row_offsets(row_stride);
+  const NextGroupPrefetch prefetch(w, G * kGroupRows * row_stride, 4 * G * blocks, prefetch_next);
+  KGroupBlock groups[G];
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (int g = 0; g < G; ++g)
+      Type::interleave(w + g * kGroupRows * row_stride + b * Type::kBytes, row_stride, row_offsets, prefetch, 4 * (G * b + g),
+                       groups[g]);
+    int64_t j = 0;
+    for (; j + 2 <= m; j += 2) add_group_shares<Type, G, 2>(groups, x + j, b, y + j * y_stride, y_stride);
+    if (j < m) add_group_shares<Type, G, 1>(groups, x + j, b, y + j * y_stride, y_stride);
+  }
 }
 
 #else
@@ -962,8 +1175,12 @@ struct Q6KTile {
 };
 #endif
 
-// A K-quant band: on AVX-512, four rows at a time against one activation row and groups of
-// sixteen rows side by side against more; the rest one row at a time.
+// Activation rows from which interleaving K-quant groups beats side-by-side rows (llama-110m
+// Q4_K decode on an AVX-512 EPYC: even at 5 sequences, 18% faster at 8, 40% at 16).
+inline constexpr int64_t kKInterleaveMinRows = 6;
+
+// A K-quant band: on AVX-512, four rows at a time against one activation row, groups of sixteen
+// rows side by side against a few and interleaved against many; the rest one row at a time.
 template <class Type, template <int> class Tile>
 void k_band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x, int64_t m,
             float* y, int64_t y_stride) {
@@ -971,6 +1188,14 @@ void k_band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks
 #ifdef SNAPSTREAM_AVX512_VNNI
   if (m == 1)
     for (; r + 4 <= rows; r += 4) k_rows4<Type>(w + r * row_stride, row_stride, blocks, x[0], y + r, r + 8 <= rows);
+  else if (m >= kKInterleaveMinRows && row_stride <= INT32_MAX / kGroupRows) {
+    for (; r + 2 * kGroupRows <= rows; r += 2 * kGroupRows)
+      k_interleaved<Type, 2>(w + r * row_stride, row_stride, blocks, x, m, y + r, y_stride, r + 4 * kGroupRows <= rows);
+    if (r + kGroupRows <= rows) {
+      k_interleaved<Type, 1>(w + r * row_stride, row_stride, blocks, x, m, y + r, y_stride, false);
+      r += kGroupRows;
+    }
+  }
   else if (row_stride <= INT32_MAX / kGroupRows)
     for (; r + kGroupRows <= rows; r += kGroupRows)
       for (int64_t i = 0; i < m; i += kTileRows)
