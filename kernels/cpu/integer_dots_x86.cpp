@@ -284,22 +284,70 @@ void interleave_group(const std::byte* w, int64_t row_stride, int64_t blocks, Gr
   }
 }
 
-// One activation row against an interleaved group: sixteen results.
-inline __m512 group_dots(const GroupBlock* group, int64_t blocks, const QuantisedRowView& x) {
-  __m512 totals = _mm512_setzero_ps();
-  for (int64_t b = 0; b < blocks; ++b) {
-    const GroupBlock& g = group[b];
-    const int8_t* a = x.q + 32 * b;
-    __m512i sums = _mm512_set1_epi32(x.bias_offsets[b]);
+// J activation rows against G interleaved groups (each `blocks` long, one after another), blocks
+// [first, last): G * 16 running totals per row. Each group's lanes are loaded once for the J rows
+// and each activation broadcast once for the G groups, since loads bound this loop; a row's
+// float steps are q8_block_step's, lane by lane.
+template <int G, int J>
+inline void group_dots(const GroupBlock* groups, int64_t blocks, int64_t first, int64_t last, const QuantisedRowView* x,
+                       __m512 (&totals)[G][J]) {
+  for (int64_t b = first; b < last; ++b) {
+    __m512i sums[G][J];
+    for (int j = 0; j < J; ++j)
+      for (int g = 0; g < G; ++g) sums[g][j] = _mm512_set1_epi32(x[j].bias_offsets[b]);
     for (int l = 0; l < 8; ++l) {
-      int32_t four;
-      std::memcpy(&four, a + 4 * l, 4);
-      sums = _mm512_dpbusd_epi32(sums, g.lanes[l], _mm512_set1_epi32(four));
+      __m512i lanes[G];
+      for (int g = 0; g < G; ++g) lanes[g] = _mm512_load_si512(&groups[g * blocks + b].lanes[l]);
+      for (int j = 0; j < J; ++j) {
+        int32_t four;
+        std::memcpy(&four, x[j].q + 32 * b + 4 * l, 4);
+        const __m512i activations = _mm512_set1_epi32(four);
+        for (int g = 0; g < G; ++g) sums[g][j] = _mm512_dpbusd_epi32(sums[g][j], lanes[g], activations);
+      }
     }
-    const __m512 scale = _mm512_mul_ps(g.d, _mm512_set1_ps(x.scales[b]));
-    totals = _mm512_add_ps(totals, _mm512_mul_ps(_mm512_cvtepi32_ps(sums), scale));
+    for (int j = 0; j < J; ++j) {
+      const __m512 a = _mm512_set1_ps(x[j].scales[b]);
+      for (int g = 0; g < G; ++g)
+        totals[g][j] = _mm512_add_ps(totals[g][j], _mm512_mul_ps(_mm512_cvtepi32_ps(sums[g][j]), _mm512_mul_ps(groups[g * blocks + b].d, a)));
+    }
   }
-  return totals;
+}
+
+// Continues J rows' totals in y over blocks [first, last) (starting them at the first block).
+template <int G, int J>
+void add_group_dots(const GroupBlock* groups, int64_t blocks, int64_t first, int64_t last, const QuantisedRowView* x, float* y,
+                    int64_t y_stride) {
+  __m512 totals[G][J];
+  for (int j = 0; j < J; ++j)
+    for (int g = 0; g < G; ++g)
+      totals[g][j] = first == 0 ? _mm512_setzero_ps() : _mm512_loadu_ps(y + j * y_stride + kGroupRows * g);
+  group_dots<G, J>(groups, blocks, first, last, x, totals);
+  for (int j = 0; j < J; ++j)
+    for (int g = 0; g < G; ++g) _mm512_storeu_ps(y + j * y_stride + kGroupRows * g, totals[g][j]);
+}
+
+// G interleaved groups against m activation rows, two at a time, in runs of blocks that stay in
+// L1 while every row passes; row i's G * 16 results go to y + i * y_stride.
+// The next groups' weights are fetched a part per call, spread over the whole computation: fetched
+// while interleaving, they stalled it on misses while the products waited.
+inline constexpr int64_t kRunBlocks = 8;
+inline int64_t interleaved_dot_calls(int64_t blocks, int64_t m) { return (blocks + kRunBlocks - 1) / kRunBlocks * ((m + 1) / 2); }
+template <int G>
+void interleaved_dots(const GroupBlock* groups, int64_t blocks, const QuantisedRowView* x, int64_t m, float* y,
+                      int64_t y_stride, const NextGroupPrefetch& prefetch) {
+  int64_t call = 0;
+  for (int64_t first = 0; first < blocks; first += kRunBlocks) {
+    const int64_t last = std::min(blocks, first + kRunBlocks);
+    int64_t i = 0;
+    for (; i + 2 <= m; i += 2) {
+      prefetch.fetch(call++);
+      add_group_dots<G, 2>(groups, blocks, first, last, x + i, y + i * y_stride, y_stride);
+    }
+    if (i < m) {
+      prefetch.fetch(call++);
+      add_group_dots<G, 1>(groups, blocks, first, last, x + i, y + i * y_stride, y_stride);
+    }
+  }
 }
 #endif
 
@@ -1096,11 +1144,19 @@ struct Q8Family {
       for (; r + 4 <= rows; r += 4) q8_family_rows4<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, x[0], y + r, r + 8 <= rows);
     } else if (row_stride <= INT32_MAX / kGroupRows) {
       if (m > kSideMaxRows) {
-        thread_local std::vector<GroupBlock> group;
-        if (group.size() < static_cast<size_t>(blocks)) group.resize(static_cast<size_t>(blocks));
-        for (; r + kGroupRows <= rows; r += kGroupRows) {
-          interleave_group<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, group.data(), r + 2 * kGroupRows <= rows);
-          for (int64_t i = 0; i < m; ++i) _mm512_storeu_ps(y + i * y_stride + r, group_dots(group.data(), blocks, x[i]));
+        thread_local std::vector<GroupBlock> groups;
+        if (groups.size() < static_cast<size_t>(2 * blocks)) groups.resize(static_cast<size_t>(2 * blocks));
+        const int64_t calls = interleaved_dot_calls(blocks, m);
+        for (; r + 2 * kGroupRows <= rows; r += 2 * kGroupRows) {
+          interleave_group<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, groups.data(), false);
+          interleave_group<Signed, BlockBytes>(w + (r + kGroupRows) * row_stride, row_stride, blocks, groups.data() + blocks, false);
+          const NextGroupPrefetch prefetch(w + r * row_stride, 2 * kGroupRows * row_stride, calls, r + 4 * kGroupRows <= rows);
+          interleaved_dots<2>(groups.data(), blocks, x, m, y + r, y_stride, prefetch);
+        }
+        if (r + kGroupRows <= rows) {
+          interleave_group<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, groups.data(), false);
+          interleaved_dots<1>(groups.data(), blocks, x, m, y + r, y_stride, NextGroupPrefetch(w, 0, 1, false));
+          r += kGroupRows;
         }
       } else {
         __m512 totals[kSideMaxRows];
