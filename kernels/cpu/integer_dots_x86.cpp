@@ -758,21 +758,17 @@ inline void transpose_words16(const std::byte* first, int64_t row_stride, __m512
 
 // Q4_K/Q5_K: 32-bit word 8c + k of qs holds values 64c + 4k.. in its low nibbles and
 // 64c + 32 + 4k.. in its high ones (quads 16c + k and 16c + 8 + k); their fifth bits are bits 2c
-// and 2c + 1 of qh's word k. The next group is fetched in four parts per block.
+// and 2c + 1 of qh's word k.
 template <bool FifthBit>
-void interleave_q45_k(const std::byte* block, int64_t row_stride, __m512i row_offsets, const NextGroupPrefetch& prefetch,
-                      int64_t first_part, KGroupBlock& out) {
+void interleave_q45_k(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
   const __m512i nibble = _mm512_set1_epi8(0x0F), one = _mm512_set1_epi8(1);
   const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
   __m512i words[2][16];
-  prefetch.fetch(first_part);
   transpose_words16(qs, row_stride, words[0]);
-  prefetch.fetch(first_part + 1);
   transpose_words16(qs + 64, row_stride, words[1]);
   // Q5_K's 32 qh bytes and the first 32 of qs: inside the block.
   [[maybe_unused]] __m512i qh[16];
   if constexpr (FifthBit) transpose_words16(block + kQ5_KQh, row_stride, qh);
-  prefetch.fetch(first_part + 2);
   for (int c = 0; c < 4; ++c)
     for (int k = 0; k < 8; ++k) {
       const __m512i packed = words[c / 2][8 * (c % 2) + k];
@@ -784,7 +780,6 @@ void interleave_q45_k(const std::byte* block, int64_t row_stride, __m512i row_of
       out.quads[16 * c + k] = low;
       out.quads[16 * c + 8 + k] = high;
     }
-  prefetch.fetch(first_part + 3);
   const KScales16 unpacked = unpack_k_scales16(block + kKScales, row_offsets);
   for (int s = 0; s < 8; ++s) {
     out.scales[s] = lane_byte(unpacked.scales[s / 4], s % 4);
@@ -799,17 +794,12 @@ void interleave_q45_k(const std::byte* block, int64_t row_stride, __m512i row_of
 // Q6_K, per half h of 128 values: ql words 16h + k and 16h + 8 + k hold values 4k.. and 32 + 4k..
 // of the half in their low nibbles and 64 + 4k.. and 96 + 4k.. in their high ones; qh word
 // 8h + k gives those four quads their top two bits (bits 0-1, 2-3, 4-5, 6-7).
-inline void interleave_q6_k(const std::byte* block, int64_t row_stride, __m512i row_offsets,
-                            const NextGroupPrefetch& prefetch, int64_t first_part, KGroupBlock& out) {
+inline void interleave_q6_k(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
   const __m512i nibble = _mm512_set1_epi8(0x0F), two_bits = _mm512_set1_epi8(0x03);
   __m512i ql[2][16], qh[16];
-  prefetch.fetch(first_part);
   transpose_words16(block, row_stride, ql[0]);
-  prefetch.fetch(first_part + 1);
   transpose_words16(block + 64, row_stride, ql[1]);
-  prefetch.fetch(first_part + 2);
   transpose_words16(block + kQ6_KQh, row_stride, qh);
-  prefetch.fetch(first_part + 3);
   for (int h = 0; h < 2; ++h)
     for (int k = 0; k < 8; ++k) {
       const __m512i low[4] = {ql[h][k], ql[h][8 + k], _mm512_srli_epi32(ql[h][k], 4), _mm512_srli_epi32(ql[h][8 + k], 4)};
@@ -840,9 +830,8 @@ struct Q45K {
   template <int M>
   static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
     q45_k_block_lanes<FifthBit, M>(block, b, x, scaled, mins);
-  }  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets,
-                         const NextGroupPrefetch& prefetch, int64_t first_part, KGroupBlock& out) {
-    interleave_q45_k<FifthBit>(block, row_stride, row_offsets, prefetch, first_part, out);
+  }  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
+    interleave_q45_k<FifthBit>(block, row_stride, row_offsets, out);
   }
 };
 struct Q6K {
@@ -852,9 +841,8 @@ struct Q6K {
   template <int M>
   static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
     q6_k_block_lanes<M>(block, b, x, scaled, mins);
-  }  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets,
-                         const NextGroupPrefetch& prefetch, int64_t first_part, KGroupBlock& out) {
-    interleave_q6_k(block, row_stride, row_offsets, prefetch, first_part, out);
+  }  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
+    interleave_q6_k(block, row_stride, row_offsets, out);
   }
 };
 
@@ -1010,20 +998,26 @@ __attribute__((noinline)) void add_group_shares(const KGroupBlock* groups, const
 
 // G groups of sixteen weight rows (G * 16 rows) against m activation rows, block by block: each
 // block of each group is interleaved once into a buffer that stays in L1 while every activation
-// row meets it, two rows at a time.
+// row meets it, two rows at a time. The next groups' weights are fetched a part per pair of
+// rows, spread over the products (see interleaved_dots).
 template <class Type, int G>
 void k_interleaved(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m, float* y,
                    int64_t y_stride, bool prefetch_next) {
   const __m512i row_offsets = group_row_offsets(row_stride);
-  const NextGroupPrefetch prefetch(w, G * kGroupRows * row_stride, 4 * G * blocks, prefetch_next);
+  const int64_t pairs = (m + 1) / 2;
+  const NextGroupPrefetch prefetch(w, G * kGroupRows * row_stride, blocks * pairs, prefetch_next);
   KGroupBlock groups[G];
   for (int64_t b = 0; b < blocks; ++b) {
-    for (int g = 0; g < G; ++g)
-      Type::interleave(w + g * kGroupRows * row_stride + b * Type::kBytes, row_stride, row_offsets, prefetch, 4 * (G * b + g),
-                       groups[g]);
+    for (int g = 0; g < G; ++g) Type::interleave(w + g * kGroupRows * row_stride + b * Type::kBytes, row_stride, row_offsets, groups[g]);
     int64_t j = 0;
-    for (; j + 2 <= m; j += 2) add_group_shares<Type, G, 2>(groups, x + j, b, y + j * y_stride, y_stride);
-    if (j < m) add_group_shares<Type, G, 1>(groups, x + j, b, y + j * y_stride, y_stride);
+    for (; j + 2 <= m; j += 2) {
+      prefetch.fetch(b * pairs + j / 2);
+      add_group_shares<Type, G, 2>(groups, x + j, b, y + j * y_stride, y_stride);
+    }
+    if (j < m) {
+      prefetch.fetch(b * pairs + j / 2);
+      add_group_shares<Type, G, 1>(groups, x + j, b, y + j * y_stride, y_stride);
+    }
   }
 }
 
