@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/widen.h"
 #include "kernels/errors.h"
 
 namespace snapstream::kernels {
@@ -16,11 +17,7 @@ void load_row(const std::byte* row, DType dtype, int64_t head_dim, float* out) {
     std::memcpy(out, row, static_cast<size_t>(head_dim) * sizeof(float));
     return;
   }
-  for (int64_t d = 0; d < head_dim; ++d) {
-    uint16_t bits;
-    std::memcpy(&bits, row + 2 * d, 2);
-    out[d] = f16_to_f32(bits);
-  }
+  cpu::widen_f16_row(row, head_dim, out);
 }
 
 void store_row(const float* values, DType dtype, int64_t head_dim, std::byte* row) {
@@ -29,10 +26,7 @@ void store_row(const float* values, DType dtype, int64_t head_dim, std::byte* ro
     std::memcpy(row, values, static_cast<size_t>(head_dim) * sizeof(float));
     return;
   }
-  for (int64_t d = 0; d < head_dim; ++d) {
-    const uint16_t bits = f32_to_f16(values[d]);
-    std::memcpy(row + 2 * d, &bits, 2);
-  }
+  cpu::narrow_f16_row(values, head_dim, row);
 }
 
 void write_entry(const float* token, int64_t kv_heads, int64_t head_dim, int64_t capacity, int64_t entry, KvRows cache) {

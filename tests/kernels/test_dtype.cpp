@@ -1,4 +1,4 @@
-// f16 and bf16 conversions: known encodings, round trips and rounding.
+// f16 and bf16 conversions: known encodings, round trips and rounding, one value and whole cache rows.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -8,6 +8,7 @@
 
 #include "kernels/dequantize.h"
 #include "kernels/dtype.h"
+#include "kernels/kv_entries.h"
 
 using namespace snapstream::kernels;
 
@@ -70,4 +71,36 @@ TEST_CASE("row sizes follow each dtype's layout", "[dtype]") {
   CHECK(row_bytes(DType::Q8_0, 64) == 68);
   CHECK_FALSE(row_length_supported(DType::Q8_0, 48));
   CHECK(row_length_supported(DType::F16, 7));
+}
+
+TEST_CASE("cache rows stored as f16 round as f32_to_f16 does, and load back as f16_to_f32", "[dtype]") {
+  // Every f16's neighbourhood: the value itself, the halfway points either side (ties to even),
+  // and values just off them; then the edges: subnormals, overflow, infinities, NaN, -0.
+  std::vector<float> values;
+  for (uint32_t bits = 0; bits < 0x7C00; bits += 7) {
+    const float v = f16_to_f32(static_cast<uint16_t>(bits));
+    const float next = f16_to_f32(static_cast<uint16_t>(bits + 1));
+    const float half = v + (next - v) / 2;
+    for (const float x : {v, half, std::nextafter(half, 0.0f), std::nextafter(half, 1e9f)}) {
+      values.push_back(x);
+      values.push_back(-x);
+    }
+  }
+  for (const float x : {65504.0f, 65519.0f, 65520.0f, 1e6f, std::numeric_limits<float>::infinity(), -0.0f, 1e-10f,
+                        std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min()})
+    values.push_back(x);
+  while (values.size() % 8 != 5) values.push_back(0.25f);  // a tail past the last eight
+  const auto n = static_cast<int64_t>(values.size());
+  std::vector<std::byte> row(static_cast<size_t>(2 * n));
+  store_row(values.data(), DType::F16, n, row.data());
+  std::vector<float> loaded(static_cast<size_t>(n));
+  load_row(row.data(), DType::F16, n, loaded.data());
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t stored;
+    std::memcpy(&stored, row.data() + 2 * i, 2);
+    INFO("value " << values[static_cast<size_t>(i)] << " at " << i);
+    REQUIRE(stored == f32_to_f16(values[static_cast<size_t>(i)]));
+    const float expected = f16_to_f32(stored);
+    REQUIRE(std::memcmp(&loaded[static_cast<size_t>(i)], &expected, sizeof expected) == 0);
+  }
 }
