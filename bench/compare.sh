@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One run for the quantised-speed comparison: engine decode at 1 and 16 sequences and prefill of
 # 512 tokens for llama-110m (random weights) in f32, f16, Q8_0 and Q4_K; decode tokens/s through
-# the HTTP server at 1 and 16 clients for Q8_0 and f32; stories260K at 1 and 16 sequences and
+# the HTTP server at 1 and 16 clients for Q8_0, Q4_K and f32; stories260K at 1 and 16 sequences and
 # its requests/s at 1 and 8 clients (wrk, from Debian). Prints one JSON line per run, then a
 # table next to llama.cpp's figures (configs/bench/llama-cpp-reference.json) and the goals.
 # ROUNDS sets how many times each engine configuration runs (default 3; the best counts) and
@@ -63,6 +63,7 @@ for round in $(seq "$rounds"); do
   engine "stories260K x16" "$models/stories260K.gguf" --concurrency 16
 done
 decode_levels q8_0 build/models/llama-110m-q8_0.gguf 1 16
+decode_levels q4_k build/models/llama-110m-q4_k.gguf 1 16
 decode_levels f32 build/models/llama-110m-f32.gguf 1 16
 # Short requests come from wrk: a Python client would spend as much CPU as the server it measures.
 start_server "$log" --model "$models/stories260K.gguf" --slots 16
