@@ -268,13 +268,11 @@ inline void transpose_halves(__m512i (&z)[8]) {
 }
 
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
-void interleave_group(const std::byte* w, int64_t row_stride, int64_t blocks, GroupBlock* out, bool prefetch_next) {
+void interleave_group(const std::byte* w, int64_t row_stride, int64_t blocks, GroupBlock* out) {
   const __m512i row_offsets = group_row_offsets(row_stride);
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
-  const NextGroupPrefetch prefetch(w, kGroupRows * row_stride, blocks, prefetch_next);
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
-    prefetch.fetch(b);
     __m512i z[8];
     for (int k = 0; k < 8; ++k) z[k] = row_pair<Signed>(block, row_stride, k);
     transpose_halves(z);
@@ -326,12 +324,14 @@ void add_group_dots(const GroupBlock* groups, int64_t blocks, int64_t first, int
     for (int g = 0; g < G; ++g) _mm512_storeu_ps(y + j * y_stride + kGroupRows * g, totals[g][j]);
 }
 
-// G interleaved groups against m activation rows, two at a time, in runs of blocks that stay in
-// L1 while every row passes; row i's G * 16 results go to y + i * y_stride.
-// The next groups' weights are fetched a part per call, spread over the whole computation: fetched
-// while interleaving, they stalled it on misses while the products waited.
+// Blocks per run of interleaved_dots, and how many calls of add_group_dots it makes.
 inline constexpr int64_t kRunBlocks = 8;
 inline int64_t interleaved_dot_calls(int64_t blocks, int64_t m) { return (blocks + kRunBlocks - 1) / kRunBlocks * ((m + 1) / 2); }
+
+// G interleaved groups against m activation rows, two at a time, in runs of blocks that stay in
+// L1 while every row passes; row i's G * 16 results go to y + i * y_stride. The next groups'
+// weights are fetched a part per call, spread over the whole computation: fetched while
+// interleaving, they stalled it on misses while the products waited.
 template <int G>
 void interleaved_dots(const GroupBlock* groups, int64_t blocks, const QuantisedRowView* x, int64_t m, float* y,
                       int64_t y_stride, const NextGroupPrefetch& prefetch) {
@@ -724,9 +724,9 @@ inline void q6_k_block_lanes(const std::byte* block, int64_t b, const QuantisedR
 // scales[s] each row's scale of sub-block s (32 values for Q4_K/Q5_K, 16 for Q6_K); pairs[t] the
 // two 16-bit weights each row gives the activations' 16-value sums 2t and 2t + 1 (Q4_K/Q5_K: the
 // min of sub-block t twice; Q6_K: 32 times scales 2t and 2t + 1, the share of the +32).
-// Interleaving costs about as much as three activation rows' products, so it pays once many
-// activation rows share the block; then each row meets it with one instruction per four values
-// of all sixteen rows and no lane sums to fold.
+// Interleaving costs about as much as a few activation rows' products, so it pays once many
+// activation rows share the block (kKInterleaveMinRows); then each row meets it with one
+// instruction per four values of all sixteen rows and no lane sums to fold.
 struct alignas(64) KGroupBlock {
   __m512i quads[64];
   __m512i scales[16];
@@ -830,7 +830,8 @@ struct Q45K {
   template <int M>
   static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
     q45_k_block_lanes<FifthBit, M>(block, b, x, scaled, mins);
-  }  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
+  }
+  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
     interleave_q45_k<FifthBit>(block, row_stride, row_offsets, out);
   }
 };
@@ -841,7 +842,8 @@ struct Q6K {
   template <int M>
   static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
     q6_k_block_lanes<M>(block, b, x, scaled, mins);
-  }  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
+  }
+  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
     interleave_q6_k(block, row_stride, row_offsets, out);
   }
 };
@@ -1142,13 +1144,13 @@ struct Q8Family {
         if (groups.size() < static_cast<size_t>(2 * blocks)) groups.resize(static_cast<size_t>(2 * blocks));
         const int64_t calls = interleaved_dot_calls(blocks, m);
         for (; r + 2 * kGroupRows <= rows; r += 2 * kGroupRows) {
-          interleave_group<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, groups.data(), false);
-          interleave_group<Signed, BlockBytes>(w + (r + kGroupRows) * row_stride, row_stride, blocks, groups.data() + blocks, false);
+          interleave_group<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, groups.data());
+          interleave_group<Signed, BlockBytes>(w + (r + kGroupRows) * row_stride, row_stride, blocks, groups.data() + blocks);
           const NextGroupPrefetch prefetch(w + r * row_stride, 2 * kGroupRows * row_stride, calls, r + 4 * kGroupRows <= rows);
           interleaved_dots<2>(groups.data(), blocks, x, m, y + r, y_stride, prefetch);
         }
         if (r + kGroupRows <= rows) {
-          interleave_group<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, groups.data(), false);
+          interleave_group<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, groups.data());
           interleaved_dots<1>(groups.data(), blocks, x, m, y + r, y_stride, NextGroupPrefetch(w, 0, 1, false));
           r += kGroupRows;
         }
