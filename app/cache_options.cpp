@@ -26,9 +26,9 @@ void add_cache_options(CLI::App* command, runtime::SnapStreamConfig& config) {
       ->option_text("original|reindexed");
   command->add_flag("--full-cache", config.full_cache, "keep every position (no compression): the baseline");
   static const std::map<std::string, kernels::DType> kv_dtypes = {{"f32", kernels::DType::F32}, {"f16", kernels::DType::F16}};
-  command->add_option("--kv-dtype", config.kv_dtype, "how cached keys and values are stored: f32, or f16 at half the memory")
+  command->add_option("--kv-dtype", config.kv_dtype, "how cached keys and values are stored: f16, or f32 at twice the memory")
       ->transform(one_of(kv_dtypes))
-      ->option_text("f32|f16");
+      ->option_text("f16|f32");
 }
 
 }  // namespace snapstream::app

@@ -17,6 +17,14 @@
 
 namespace snapstream::eval {
 
+// The cache settings every eval run starts from: f32 storage (serving defaults to f16), so two
+// rows differ only in the positions their policies keep, never in rounding.
+inline runtime::SnapStreamConfig measuring_cache() {
+  runtime::SnapStreamConfig config;
+  config.kv_dtype = kernels::DType::F32;
+  return config;
+}
+
 struct EvalDocument {
   std::span<const int32_t> prompt;        // L tokens
   std::span<const int32_t> continuation;  // M tokens

@@ -41,7 +41,7 @@ int64_t resolve_budget(const std::string& text, int64_t length) {
 
 runtime::SnapStreamConfig policy_cache(const std::string& policy, int64_t budget, int64_t ring, int64_t sink, int64_t window,
                                        int64_t pool_kernel, const std::string& positions, uint64_t seed) {
-  runtime::SnapStreamConfig c;
+  runtime::SnapStreamConfig c = measuring_cache();
   c.capacity = budget;
   c.ring = ring;
   c.sink = sink;
@@ -74,7 +74,7 @@ bool has_default_settings(const EvalRow& row, const EvalPlan& plan) {
 }
 
 EvalRow full_cache_row(const EvalPlan& plan, int64_t context) {
-  runtime::SnapStreamConfig full;
+  runtime::SnapStreamConfig full = measuring_cache();
   full.full_cache = true;
   return {"full", context, plan.rings.front(), context, plan.windows.front(), plan.pool_kernels.front(), plan.positions.front(), full};
 }
@@ -166,7 +166,7 @@ std::vector<EvalResult> run_eval(const runtime::Model& model, kernels::ThreadPoo
                      all.subspan(static_cast<size_t>(plan.prompt_length), static_cast<size_t>(plan.continue_length))});
   }
   const auto total = static_cast<int64_t>(rows.size()) + 1;
-  runtime::SnapStreamConfig full;
+  runtime::SnapStreamConfig full = measuring_cache();
   full.full_cache = true;
   const std::vector<DocumentRun> reference = run_documents(model, pool, full, plan.slots, split, kGreedyTokens, {});
   if (progress) progress(1, total);

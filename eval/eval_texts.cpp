@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "eval/cache_eval.h"
 #include "eval/jsonl_file.h"
 #include "runtime/errors.h"
 #include "runtime/generator.h"
@@ -12,6 +13,7 @@ namespace snapstream::eval {
 runtime::GenerationResult sample_story(const runtime::Model& model, kernels::ThreadPool& pool, int64_t max_tokens, uint64_t seed) {
   runtime::GenerationOptions options;
   options.max_tokens = max_tokens;
+  options.cache = measuring_cache();
   options.cache.full_cache = true;
   options.sampling.temperature = 1.0f;
   options.sampling.seed = seed;

@@ -30,9 +30,9 @@ struct SnapStreamConfig {
   PositionMode positions = PositionMode::Original;
   Selection selection = Selection::SnapKV;
   uint64_t selection_seed = 0;  // Random: the same seed and prompt length draw the same positions
-  // How cached keys and values are stored: F32, or F16 at half the memory (attention still
-  // computes in f32; the new token's own key and value join unrounded).
-  kernels::DType kv_dtype = kernels::DType::F32;
+  // How cached keys and values are stored: F16 (llama.cpp's default too), or F32 at twice the
+  // memory. Attention computes in f32 either way; the new token's own key and value join unrounded.
+  kernels::DType kv_dtype = kernels::DType::F16;
 
   int64_t compressed() const { return capacity - sink - ring; }  // K
 

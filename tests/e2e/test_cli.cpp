@@ -200,16 +200,17 @@ TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]")
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   const auto result = test::run_command(binary() + " bench --json --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
-                                        "--bandwidth-mib 64 --model " + shell_quote((*models / "stories260K.gguf").string()));
+                                        "--bandwidth-mib 64 --kv-dtype f32 --model " +
+                                        shell_quote((*models / "stories260K.gguf").string()));
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const auto out = nlohmann::json::parse(result.out);
   for (const char* key : {"prefill_tokens_per_s", "decode_tokens_per_s", "memory_read_bytes_per_s", "decode_roofline_share"})
     CHECK(out.at(key).get<double>() > 0.0);
   CHECK(out.at("weight_bytes_per_step").get<int64_t>() > 1000000);
-  // An f16 cache reads half the KV bytes per step.
+  // The default f16 cache reads half the KV bytes per step.
   const auto half = test::run_command(binary() + " bench --json --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
-                                      "--bandwidth-mib 0 --kv-dtype f16 --model " +
+                                      "--bandwidth-mib 0 --model " +
                                       shell_quote((*models / "stories260K.gguf").string()));
   INFO(half.err);
   REQUIRE(half.exit_code == 0);

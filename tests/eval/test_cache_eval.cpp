@@ -23,6 +23,7 @@ std::vector<int32_t> golden_text_ids(const Model& model, size_t length) {
 
 SnapStreamConfig policy(const std::string& name, int64_t capacity) {
   SnapStreamConfig c;
+  c.kv_dtype = kernels::DType::F32;  // the naive references attend to unrounded keys
   if (name == "full") {
     c.full_cache = true;
     return c;

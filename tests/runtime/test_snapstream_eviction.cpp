@@ -188,6 +188,7 @@ TEST_CASE("SnapStream decode equals a dense reference over the positions the cac
   const int64_t length = 320, steps = c.context_length - length;  // 192 steps: the 64-slot ring wraps 3 times
   SnapStreamConfig config;
   config.capacity = 128;
+  config.kv_dtype = kernels::DType::F32;  // the dense reference holds its keys unrounded
   const bool reindexed = GENERATE(false, true);
   INFO((reindexed ? "re-indexed positions" : "original positions"));
   if (reindexed) config.positions = PositionMode::Reindexed;
