@@ -10,7 +10,7 @@
 namespace snapstream::kernels {
 
 enum class MatmulPath : uint8_t {
-  Auto,     // row dot products for a few rows, a GEMM for many (prefill)
+  Auto,     // row dot products up to 16 rows, a GEMM for more (prefill)
   RowDots,  // every output is one dot product of a weight row with an activation row, whatever
             // m is: a row's result never depends on the other rows, so batching is invisible
 };
