@@ -62,8 +62,11 @@ TEST_CASE("shards on separate ranks give the logits of one process running every
 
   // A capacity of 64: the two longer prompts are compacted by SnapKV, and decode overwrites
   // their rings.
+  // An f32 cache: the gathered sums leave keys a last bit apart from the unsplit model's, which
+  // an f16 cache could round to neighbouring values.
   SnapStreamConfig config;
   config.capacity = 64;
+  config.kv_dtype = kernels::DType::F32;
   kernels::ThreadPool pool(1);
   Served whole(*model, pool, config, 1);      // the unsplit model
   Served every(*model, pool, config, ranks);  // every shard in this process, in turn
