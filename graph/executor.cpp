@@ -105,6 +105,7 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
     throw GraphError("a decode step needs one position per sequence");
   if (!rows.shifted_positions.empty() && static_cast<int64_t>(rows.shifted_positions.size()) != real_rows_)
     throw GraphError("shifted positions, when given, need one per sequence");
+  turns_ready_ = false;
   const kernels::ThreadPool::Burst burst(pool_);
   run_ops(graph.ops, std::nullopt);
   return tensor(graph.ops.back().outputs.front());
@@ -234,9 +235,18 @@ void Executor::run_op(const Op& op, int64_t layer) {
       const int64_t heads = op.head_end - op.head_begin, kv_heads = op.kv_head_end - op.kv_head_begin;
       float* q = tensor(op.inputs[0]);
       float* k = tensor(op.inputs[1]);
+      // Every layer turns a row by the same position: the first rope op of a run finds the
+      // cosines and sines (their libm calls were most of this op), the others reuse them.
+      if (!turns_ready_) {
+        turns_.resize(static_cast<size_t>(real_rows_ * s.head_dim));
+        for (int64_t r = 0; r < real_rows_; ++r)
+          kernels::rope_turns(s.head_dim, position(r), bindings_->rope(), turns_.data() + r * s.head_dim);
+        turns_ready_ = true;
+      }
       for (int64_t r = 0; r < real_rows_; ++r) {
-        kernels::rope(q + r * heads * s.head_dim, heads, s.head_dim, position(r), bindings_->rope());
-        kernels::rope(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, position(r), bindings_->rope());
+        const float* turns = turns_.data() + r * s.head_dim;
+        kernels::rope_by_turns(q + r * heads * s.head_dim, heads, s.head_dim, bindings_->rope().pairs, turns);
+        kernels::rope_by_turns(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, bindings_->rope().pairs, turns);
       }
       return;
     }

@@ -142,6 +142,8 @@ class Executor {
   std::vector<const float*> sources_;  // each shard's part of a collective, in shard order
   std::vector<kernels::CacheView> caches_;
   std::vector<float> shifted_q_;  // grows once to the largest bucket's queries
+  std::vector<float> turns_;      // each row's rope cosines and sines (kernels::rope_turns) this run
+  bool turns_ready_ = false;
   std::vector<float> group_queries_;  // a replicated KV head's window of its whole query group
   // A matmul group's weights and outputs, kept so a step allocates nothing for them.
   std::vector<kernels::WeightView> group_weights_;

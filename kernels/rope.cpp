@@ -3,32 +3,53 @@
 #include "kernels/rope.h"
 
 #include <cmath>
+#include <vector>
 
 #include "kernels/errors.h"
 
 namespace snapstream::kernels {
+namespace {
+void check_head_dim(int64_t head_dim) {
+  require(head_dim > 0 && head_dim % 2 == 0, "rope", "head_dim must be positive and even");
+}
+}  // namespace
 
-void rope(float* x, int64_t heads, int64_t head_dim, int64_t position, const RopeSpec& spec) {
-  require(x != nullptr, "rope", "null buffer");
-  require(heads > 0 && head_dim > 0 && head_dim % 2 == 0, "rope", "head_dim must be positive and even");
-  const int64_t half = head_dim / 2;
-  // The second element of pair i sits right after the first, or half a head later.
-  const int64_t partner = spec.pairs == RopePairs::Adjacent ? 1 : half;
+void rope_turns(int64_t head_dim, int64_t position, const RopeSpec& spec, float* turns) {
+  require(turns != nullptr, "rope", "null buffer");
+  check_head_dim(head_dim);
   const float step = std::pow(spec.theta, -2.0f / static_cast<float>(head_dim));
   float undivided = static_cast<float>(position);
-  for (int64_t i = 0; i < half; ++i, undivided *= step) {
+  for (int64_t i = 0; i < head_dim / 2; ++i, undivided *= step) {
     const float angle = spec.divisors != nullptr ? undivided / spec.divisors[i] : undivided;
-    const float c = std::cos(angle);
-    const float s = std::sin(angle);
-    const int64_t first = spec.pairs == RopePairs::Adjacent ? 2 * i : i;
-    for (int64_t h = 0; h < heads; ++h) {
-      float* a_at = x + h * head_dim + first;
+    turns[2 * i] = std::cos(angle);
+    turns[2 * i + 1] = std::sin(angle);
+  }
+}
+
+void rope_by_turns(float* x, int64_t heads, int64_t head_dim, RopePairs pairs, const float* turns) {
+  require(x != nullptr && turns != nullptr, "rope", "null buffer");
+  require(heads > 0, "rope", "no heads");
+  check_head_dim(head_dim);
+  const int64_t half = head_dim / 2;
+  // The second element of pair i sits right after the first, or half a head later.
+  const int64_t partner = pairs == RopePairs::Adjacent ? 1 : half;
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t i = 0; i < half; ++i) {
+      const float c = turns[2 * i], s = turns[2 * i + 1];
+      float* a_at = x + h * head_dim + (pairs == RopePairs::Adjacent ? 2 * i : i);
       const float a = a_at[0];
       const float b = a_at[partner];
       a_at[0] = a * c - b * s;
       a_at[partner] = a * s + b * c;
     }
-  }
+}
+
+void rope(float* x, int64_t heads, int64_t head_dim, int64_t position, const RopeSpec& spec) {
+  check_head_dim(head_dim);  // before it sizes the buffer
+  thread_local std::vector<float> turns;
+  turns.resize(static_cast<size_t>(head_dim));
+  rope_turns(head_dim, position, spec, turns.data());
+  rope_by_turns(x, heads, head_dim, spec.pairs, turns.data());
 }
 
 }  // namespace snapstream::kernels

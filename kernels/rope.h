@@ -21,4 +21,11 @@ struct RopeSpec {
 // back: rotations compose, so rope(rope(x, a), -b) is x at position a - b (up to rounding).
 void rope(float* x, int64_t heads, int64_t head_dim, int64_t position, const RopeSpec& spec);
 
+// rope in two halves, for callers that turn many vectors by the same position (every layer's
+// queries and keys of one token): rope_turns writes each pair's cosine and sine at `position`
+// (turns[2i], turns[2i + 1], head_dim floats in all), and rope_by_turns applies them, with the
+// bits rope gives.
+void rope_turns(int64_t head_dim, int64_t position, const RopeSpec& spec, float* turns);
+void rope_by_turns(float* x, int64_t heads, int64_t head_dim, RopePairs pairs, const float* turns);
+
 }  // namespace snapstream::kernels

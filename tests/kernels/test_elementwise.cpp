@@ -23,6 +23,23 @@ TEST_CASE("rmsnorm scales each row to unit RMS times the weight", "[elementwise]
   CHECK(y[4] == Approx(-1 / std::sqrt(1 + 1e-5)));
 }
 
+TEST_CASE("rmsnorm gives the bits of one sequential double sum, tails included", "[elementwise]") {
+  // The reference's order (llama.cpp's): one double sum, element by element.
+  for (const int64_t dim : {1, 7, 8, 9, 64, 288, 771, 2048}) {
+    std::vector<float> x(static_cast<size_t>(dim)), w(static_cast<size_t>(dim)), y(static_cast<size_t>(dim));
+    for (int64_t j = 0; j < dim; ++j) {
+      x[static_cast<size_t>(j)] = std::sin(0.37f * static_cast<float>(j) + 0.1f) * (1.0f + static_cast<float>(j % 13));
+      w[static_cast<size_t>(j)] = 0.5f + 0.01f * static_cast<float>(j % 29);
+    }
+    rmsnorm(x.data(), w.data(), 1, dim, 1e-5f, y.data());
+    double sum_squares = 0.0;
+    for (const float v : x) sum_squares += static_cast<double>(v * v);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(sum_squares / static_cast<double>(dim)) + 1e-5f);
+    for (int64_t j = 0; j < dim; ++j)
+      REQUIRE(y[static_cast<size_t>(j)] == w[static_cast<size_t>(j)] * (scale * x[static_cast<size_t>(j)]));
+  }
+}
+
 TEST_CASE("rope rotates adjacent pairs by position times frequency", "[elementwise]") {
   std::vector<float> x = {1, 0, 1, 0, 0, 1, 0, 1};  // two heads of dim 4
   rope(x.data(), 2, 4, 3, RopeSpec{10000.0f});
@@ -52,6 +69,42 @@ TEST_CASE("half-split rope pairs x[i] with x[i + d/2], and divisors slow each pa
   CHECK(x[1] == Approx(1.0f));
   CHECK(x[2] == Approx(0.0f).margin(1e-6));
   CHECK(x[3] == Approx(0.0f).margin(1e-6));
+}
+
+TEST_CASE("rope_by_turns gives the reference's bits, turns found once for many vectors", "[elementwise]") {
+  // The reference's steps: the angle grows by theta^(-2/d) a pair, then each pair turns by it.
+  const int64_t heads = 3, dim = 64, position = 1234;
+  std::vector<float> divisors(dim / 2);
+  for (size_t i = 0; i < divisors.size(); ++i) divisors[i] = 1.0f + 0.25f * static_cast<float>(i % 5);
+  for (const RopePairs pairs : {RopePairs::Adjacent, RopePairs::Halves})
+    for (const float* divide : {static_cast<const float*>(nullptr), static_cast<const float*>(divisors.data())}) {
+      const RopeSpec spec{500000.0f, pairs, divide};
+      std::vector<float> x(static_cast<size_t>(heads * dim));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.3f * static_cast<float>(i)) * 2.0f;
+      std::vector<float> expected = x;
+      const float step = std::pow(spec.theta, -2.0f / static_cast<float>(dim));
+      float undivided = static_cast<float>(position);
+      for (int64_t i = 0; i < dim / 2; ++i, undivided *= step) {
+        const float angle = divide ? undivided / divide[i] : undivided;
+        const float c = std::cos(angle), s = std::sin(angle);
+        for (int64_t h = 0; h < heads; ++h) {
+          float* first = expected.data() + h * dim + (pairs == RopePairs::Adjacent ? 2 * i : i);
+          float* second = first + (pairs == RopePairs::Adjacent ? 1 : dim / 2);
+          const float a = *first, b = *second;
+          *first = a * c - b * s;
+          *second = a * s + b * c;
+        }
+      }
+      std::vector<float> turns(dim);
+      rope_turns(dim, position, spec, turns.data());
+      std::vector<float> by_turns = x;
+      rope_by_turns(by_turns.data(), heads, dim, pairs, turns.data());
+      rope(x.data(), heads, dim, position, spec);
+      for (size_t i = 0; i < x.size(); ++i) {
+        REQUIRE(by_turns[i] == expected[i]);
+        REQUIRE(x[i] == expected[i]);
+      }
+    }
 }
 
 TEST_CASE("softmax sums to one and survives large logits", "[elementwise]") {
