@@ -79,12 +79,19 @@ void tile(const float* w, int64_t stride, const float* const* x, int64_t n, floa
       for (int r = 0; r < R; ++r) acc[j][r] = _mm256_fmadd_ps(wv[r], xv, acc[j][r]);
     }
   }
-  // Eight accumulators at a time where there are eight, the rest one by one.
-  const __m256* flat = &acc[0][0];
+  // Eight accumulators at a time where there are eight, the rest one by one. Copied out by
+  // constant indices: a pointer into acc would keep all sixteen in memory for the whole loop.
   float* flat_sums = &sums[0][0];
-  int k = 0;
-  for (; k + 8 <= M * R; k += 8) horizontal_sums8(flat + k, flat_sums + k);
-  for (; k < M * R; ++k) flat_sums[k] = horizontal_sum(flat[k]);
+  constexpr int kGroups = M * R / 8;
+#pragma GCC unroll 2
+  for (int group = 0; group < kGroups; ++group) {
+    __m256 eight[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; ++q) eight[q] = acc[(8 * group + q) / R][(8 * group + q) % R];
+    horizontal_sums8(eight, flat_sums + 8 * group);
+  }
+#pragma GCC unroll 16
+  for (int k = 8 * kGroups; k < M * R; ++k) flat_sums[k] = horizontal_sum(acc[k / R][k % R]);
 #endif
   // The tails use std::fma, not `sum += a * b`: whether the compiler fuses that is its choice per
   // expression (a -march=native build on an AVX512-FP16 machine fused the f32 tail and not the
