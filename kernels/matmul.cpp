@@ -28,6 +28,9 @@ constexpr int64_t kSmallMatrixBytes = 256 << 10;
 constexpr int64_t kShortRow = 256;
 // Quantising an activation value costs about as much as this many multiply-adds.
 constexpr int64_t kQuantiseCostPerValue = 16;
+// Weight rows a thread takes at a time in the integer path: the widest group the tiles
+// interleave (two groups of sixteen, cpu/integer_dots_x86.cpp).
+constexpr int64_t kThreadRowGroup = 32;
 // Block-quantised rows of whole blocks: each activation row is quantised once to its 8-bit grid,
 // then each thread's band of weight rows meets all of them (cpu/integer_dots.h), so a weight
 // block is read and unpacked once for many activation rows, and the result of a row never
@@ -57,7 +60,11 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
   const cpu::QuantisedRowView* row_views = view_storage;
   int64_t total_rows = 0;
   for (const WeightView& w : ws) total_rows += w.rows;
-  pool.parallel_for(total_rows, [&](int64_t begin, int64_t end) {
+  // The threads take whole groups of kThreadRowGroup rows, so no share ends inside the groups the
+  // tiles take (a 576-row matrix in eight chunks of 72 left a slow remainder in each).
+  const int64_t row_groups = (total_rows + kThreadRowGroup - 1) / kThreadRowGroup;
+  pool.parallel_for(row_groups, [&](int64_t first_group, int64_t end_group) {
+    const int64_t begin = first_group * kThreadRowGroup, end = std::min(total_rows, end_group * kThreadRowGroup);
     // Each matrix's share of [begin, end), in the order the rows are numbered.
     int64_t matrix_first = 0;
     for (size_t k = 0; k < ws.size(); matrix_first += ws[k].rows, ++k) {
@@ -69,7 +76,7 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
       dots(w.row(row_begin), w.row_stride(), row_end - row_begin, w.cols / block_layout(w.dtype).elements, row_views, m,
            ys[k] + row_begin, w.rows);
     }
-  }, m * first.cols);
+  }, kThreadRowGroup * m * first.cols);
 }
 
 // Every output of weight rows [begin, end) against activation rows [0, m): y[i * w.rows + r].
