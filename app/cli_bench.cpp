@@ -1,5 +1,6 @@
 // `snapstream bench`: prefill and decode tokens/s for N concurrent sequences, the bytes each
-// decode step reads, the machine's memory bandwidth, and the share of that roofline decode reaches.
+// decode step reads, the machine's memory bandwidth and multiply-add rate, and the share of each
+// roofline decode reaches.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -16,6 +17,7 @@
 #include "app/model_options.h"
 #include "app/process_ranks.h"
 #include "app/rank_report.h"
+#include "bench/compute_probe.h"
 #include "bench/generation_bench.h"
 #include "bench/median.h"
 #include "bench/memory_bandwidth.h"
@@ -63,6 +65,7 @@ struct BenchArgs {
   ModelFlags model;
   bench::GenerationBenchOptions options;
   int64_t bandwidth_mib = 1024;
+  int compute_passes = 3;
   bool json = false;
 };
 
@@ -77,6 +80,28 @@ std::vector<std::pair<std::string, double>> profile_rows(const bench::Generation
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   rows.emplace_back("outside ops", std::max(0.0, result.decode_seconds_per_step - p.total_seconds() / static_cast<double>(steps)));
   return rows;
+}
+
+// The model's matmul kernel on weights in cache, at the bench's batch, with the pool's threads
+// and with one: batched decode is bound by this rate rather than by memory, and the two rates
+// show what a second thread adds to arithmetic (hardware threads of one core share its units).
+struct ComputeRates {
+  bench::ComputeResult all, one;
+  double decode_multiply_adds_per_s = 0.0;
+  double share() const { return all.multiply_adds_per_s > 0 ? decode_multiply_adds_per_s / all.multiply_adds_per_s : 0.0; }
+};
+
+ComputeRates compute_rates(const runtime::Model& model, kernels::ThreadPool& pool, const bench::GenerationBenchResult& result,
+                           int64_t concurrency, int passes) {
+  const kernels::WeightView& like = model.weights.layers.front().wq;  // every loaded model has a layer
+  bench::ComputeProbe probe(like.dtype, like.cols, concurrency);
+  kernels::ThreadPool one_thread(1);
+  ComputeRates rates;
+  rates.all = probe.measure(pool, passes);
+  rates.one = probe.measure(one_thread, passes);
+  rates.decode_multiply_adds_per_s =
+      static_cast<double>(model.weights.multiply_adds_per_token() * concurrency) / result.decode_seconds_per_step;
+  return rates;
 }
 
 void run_bench(const BenchArgs& args) {
@@ -100,6 +125,8 @@ void run_bench(const BenchArgs& args) {
   if (!result.led) return;
   const RooflineShares shares = roofline_shares(result, probes);
   const double peak = shares.read_bytes_per_s;
+  std::optional<ComputeRates> compute;
+  if (args.compute_passes > 0) compute = compute_rates(*model, pool, result, o.concurrency, args.compute_passes);
 
   if (args.json) {
     nlohmann::json out = {
@@ -124,6 +151,12 @@ void run_bench(const BenchArgs& args) {
         {"decode_roofline_share_with_kv", shares.with_kv},
         {"decode_roofline_share_by_repeat", shares.weights_by_repeat},
     };
+    if (compute) {
+      out["multiply_adds_per_step"] = model->weights.multiply_adds_per_token() * o.concurrency;
+      out["compute_multiply_adds_per_s"] = compute->all.multiply_adds_per_s;
+      out["compute_multiply_adds_per_s_one_thread"] = compute->one.multiply_adds_per_s;
+      out["decode_compute_share"] = compute->share();
+    }
     if (o.profile)
       for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))
         out["decode_profile_seconds_per_step"][kind] = seconds;
@@ -150,6 +183,14 @@ void run_bench(const BenchArgs& args) {
               << fmt::format("decode roofline share {:.1f}% (weights only; repeats {:.1f}-{:.1f}%), {:.1f}% with KV\n",
                              shares.weights * 100.0, shares.lowest_weights() * 100.0, shares.highest_weights() * 100.0,
                              shares.with_kv * 100.0);
+  if (compute)
+    std::cout << fmt::format("arithmetic            {:.1f} G multiply-adds/s on {} threads, {:.1f} G on 1 ({} weights, {} "
+                             "activation rows, {} KiB in cache; best of {} passes)\n",
+                             compute->all.multiply_adds_per_s / 1e9, compute->all.threads, compute->one.multiply_adds_per_s / 1e9,
+                             kernels::dtype_name(model->weights.wq_dtype()), o.concurrency, compute->all.weight_bytes >> 10,
+                             args.compute_passes)
+              << fmt::format("decode compute share  {:.1f}% (the step's matmul multiply-adds against the {}-thread rate)\n",
+                             compute->share() * 100.0, compute->all.threads);
   if (!result.decode_ranks.empty())
     std::cout << "decode time of each tensor-parallel rank (every repeat)\n" << describe_rank_seconds(result.decode_ranks)
               << fmt::format("(the bandwidth probe ran on rank 0's {} thread(s) only; the {} ranks decode with all of theirs)\n",
@@ -174,6 +215,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--repeats", args->options.repeats, "runs; the median is reported")->check(CLI::PositiveNumber);
   cmd->add_option("--tp", args->options.graphs.shards, "tensor-parallel shards")->check(CLI::PositiveNumber);
   cmd->add_option("--bandwidth-mib", args->bandwidth_mib, "buffer of the bandwidth probe (0 skips it)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--compute-passes", args->compute_passes,
+                  "passes of the multiply-add probe with the pool and with one thread (0 skips it)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->add_flag("--profile", args->options.profile, "time decode op by op and print each kind's share of a step");

@@ -3,27 +3,15 @@
 #include "bench/memory_bandwidth.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
+#include "bench/best_seconds.h"
 #include "kernels/cpu/dot.h"
 
 namespace snapstream::bench {
 namespace {
 constexpr int64_t kChunkFloats = 4096;
 const std::vector<float> kOnes(kChunkFloats, 1.0f);
-
-// STREAM's convention: the best of several passes, the bandwidth the machine can deliver.
-template <typename Fn>
-double best_seconds(int passes, Fn&& fn) {
-  std::vector<double> times;
-  for (int p = 0; p < passes; ++p) {
-    const auto start = std::chrono::steady_clock::now();
-    fn();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return *std::min_element(times.begin(), times.end());
-}
 }  // namespace
 
 BandwidthProbe::BandwidthProbe(kernels::ThreadPool& pool, int64_t buffer_bytes) : pool_(pool) {

@@ -11,12 +11,24 @@
 
 namespace snapstream::runtime {
 
-int64_t ModelWeights::bytes_read_per_token() const {
-  int64_t bytes = output.total_bytes();
-  for (const auto& layer : layers)
+namespace {
+// The sum of `measure` over the matrices a token's decode step multiplies: every layer's and the output head.
+template <typename Measure>
+int64_t over_decode_matrices(const ModelWeights& weights, Measure measure) {
+  int64_t total = measure(weights.output);
+  for (const auto& layer : weights.layers)
     for (const auto* w : {&layer.wq, &layer.wk, &layer.wv, &layer.wo, &layer.w_gate, &layer.w_up, &layer.w_down})
-      bytes += w->total_bytes();
-  return bytes;
+      total += measure(*w);
+  return total;
+}
+}  // namespace
+
+int64_t ModelWeights::bytes_read_per_token() const {
+  return over_decode_matrices(*this, [](const kernels::WeightView& w) { return w.total_bytes(); });
+}
+
+int64_t ModelWeights::multiply_adds_per_token() const {
+  return over_decode_matrices(*this, [](const kernels::WeightView& w) { return w.rows * w.cols; });
 }
 
 std::unique_ptr<Model> load_model(const std::string& path, const std::string& tokenizer_path) {

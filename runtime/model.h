@@ -33,6 +33,8 @@ struct ModelWeights {
 
   // Bytes of the matrices a decode step reads once (all projections and the classifier).
   int64_t bytes_read_per_token() const;
+  // Multiply-adds of those matrices for one token: the arithmetic a decode step does per sequence.
+  int64_t multiply_adds_per_token() const;
   // The storage type of the layer matrices (the one graphs plan shard slices for).
   kernels::DType wq_dtype() const { return layers.empty() ? kernels::DType::F32 : layers.front().wq.dtype; }
 };

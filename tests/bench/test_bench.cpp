@@ -1,11 +1,14 @@
-// The benchmark behind `snapstream bench`: the bandwidth probe reports every figure it claims,
-// and the generation benchmark counts the bytes a decode step reads from the model's own shape.
+// The benchmark behind `snapstream bench`: the bandwidth and compute probes report every figure
+// they claim, and the generation benchmark counts the bytes a decode step reads from the model's
+// own shape.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 
+#include "bench/compute_probe.h"
 #include "bench/generation_bench.h"
 #include "bench/memory_bandwidth.h"
+#include "kernels/errors.h"
 #include "runtime/errors.h"
 #include "tests/support/stories_model.h"
 
@@ -21,6 +24,25 @@ TEST_CASE("the bandwidth probe reports positive rates for the buffer and threads
     CHECK(result.read_bytes_per_s > 0.0);
     CHECK(result.copy_bytes_per_s > 0.0);
   }
+}
+
+TEST_CASE("the compute probe multiplies a cache-sized matrix of each type at the batch it was given", "[bench]") {
+  kernels::ThreadPool pool(2), one(1);
+  for (const kernels::DType dtype : {kernels::DType::F32, kernels::DType::F16, kernels::DType::Q8_0, kernels::DType::Q4_K}) {
+    bench::ComputeProbe probe(dtype, 768, 4);
+    for (kernels::ThreadPool* threads : {&pool, &one}) {
+      const auto result = probe.measure(*threads, 1);
+      INFO(kernels::dtype_name(dtype));
+      CHECK(result.threads == threads->size());
+      CHECK(result.activation_rows == 4);
+      CHECK(result.weight_bytes <= bench::ComputeProbe::kWeightBytes);
+      CHECK(result.weight_bytes > bench::ComputeProbe::kWeightBytes / 2);
+      CHECK(result.multiply_adds_per_s > 0.0);
+    }
+  }
+  // A row length the type cannot store, and an empty batch, are refused.
+  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::Q4_K, 100, 1), kernels::KernelArgumentError);
+  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::F32, 64, 0), kernels::KernelArgumentError);
 }
 
 TEST_CASE("the generation benchmark reads every weight once per step and refuses lengths past the context", "[bench]") {
@@ -42,6 +64,8 @@ TEST_CASE("the generation benchmark reads every weight once per step and refuses
   std::sort(steps.begin(), steps.end());
   CHECK(result.decode_seconds_per_step == steps[1]);
   CHECK(result.weight_bytes_per_step == model->weights.bytes_read_per_token());
+  // stories260K: 5 layers of 64-wide q/o, 32-wide k/v, 172-wide SwiGLU, and a 512-token head.
+  CHECK(model->weights.multiply_adds_per_token() == 5 * (2 * 64 * 64 + 2 * 32 * 64 + 3 * 172 * 64) + 512 * 64);
   CHECK(result.kv_bytes_per_step > 0);
   CHECK(result.decode_tokens_per_s > 0.0);
   CHECK(result.prefill_tokens_per_s > 0.0);

@@ -196,25 +196,28 @@ TEST_CASE("a refused argument names what is accepted and exits 2", "[e2e]") {
   CHECK(test::run_command(binary() + " generate --help").exit_code == 0);
 }
 
-TEST_CASE("bench reports throughput, bandwidth and the roofline share", "[e2e]") {
+TEST_CASE("bench reports throughput, bandwidth, multiply-add rates and both roofline shares", "[e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   const auto result = test::run_command(binary() + " bench --json --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
-                                        "--bandwidth-mib 64 --kv-dtype f32 --model " +
+                                        "--concurrency 2 --compute-passes 1 --bandwidth-mib 64 --kv-dtype f32 --model " +
                                         shell_quote((*models / "stories260K.gguf").string()));
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const auto out = nlohmann::json::parse(result.out);
-  for (const char* key : {"prefill_tokens_per_s", "decode_tokens_per_s", "memory_read_bytes_per_s", "decode_roofline_share"})
+  for (const char* key : {"prefill_tokens_per_s", "decode_tokens_per_s", "memory_read_bytes_per_s", "decode_roofline_share",
+                          "compute_multiply_adds_per_s", "compute_multiply_adds_per_s_one_thread", "decode_compute_share"})
     CHECK(out.at(key).get<double>() > 0.0);
+  CHECK(out.at("multiply_adds_per_step").get<int64_t>() == 2 * 259328);  // two sequences of stories260K
   CHECK(out.at("weight_bytes_per_step").get<int64_t>() > 1000000);
   // The default f16 cache reads half the KV bytes per step.
   const auto half = test::run_command(binary() + " bench --json --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
-                                      "--bandwidth-mib 0 --model " +
+                                      "--concurrency 2 --bandwidth-mib 0 --compute-passes 0 --model " +
                                       shell_quote((*models / "stories260K.gguf").string()));
   INFO(half.err);
   REQUIRE(half.exit_code == 0);
   CHECK(2 * nlohmann::json::parse(half.out).at("kv_bytes_per_step").get<int64_t>() == out.at("kv_bytes_per_step").get<int64_t>());
+  CHECK_FALSE(nlohmann::json::parse(half.out).contains("decode_compute_share"));  // --compute-passes 0 skips the probe
 }
 
 TEST_CASE("bench --profile splits a decode step by op kind", "[e2e]") {

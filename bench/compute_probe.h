@@ -1,0 +1,41 @@
+// The arithmetic roofline of batched decode: the model's own matmul kernel on a weight matrix
+// small enough to stay in cache, so the rate is bound by the cores' multiply-adds, not memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/dtype.h"
+#include "kernels/thread_pool.h"
+
+namespace snapstream::bench {
+
+struct ComputeResult {
+  double multiply_adds_per_s = 0.0;
+  int threads = 0;
+  int64_t activation_rows = 0;
+  int64_t weight_bytes = 0;
+};
+
+class ComputeProbe {
+ public:
+  // A matrix stored as `dtype`, rows of `cols` values (a row length the type allows) and about
+  // kWeightBytes in all, against `activation_rows` rows: a decode step's shape at that batch.
+  // Throws kernels::KernelArgumentError for a shape the type cannot store.
+  ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activation_rows);
+  // Best of `passes` passes on the pool's threads, each of enough products to last a few
+  // tens of milliseconds.
+  ComputeResult measure(kernels::ThreadPool& pool, int passes);
+
+  // Small enough for a core's L2 (512 KiB or more on the x86 cores this targets) with room to spare.
+  static constexpr int64_t kWeightBytes = 256 << 10;
+
+ private:
+  kernels::DType dtype_;
+  int64_t rows_ = 0, cols_ = 0, activation_rows_ = 0;
+  std::vector<std::byte> weights_;
+  std::vector<float> x_, y_;
+};
+
+}  // namespace snapstream::bench
