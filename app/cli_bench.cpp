@@ -93,7 +93,7 @@ struct ComputeRates {
 
 ComputeRates compute_rates(const runtime::Model& model, kernels::ThreadPool& pool, const bench::GenerationBenchResult& result,
                            int64_t concurrency, int passes) {
-  const kernels::WeightView& like = model.weights.layers.front().wq;  // every loaded model has a layer
+  const kernels::WeightView& like = model.weights.layers.front().wq;
   bench::ComputeProbe probe(like.dtype, like.cols, concurrency);
   kernels::ThreadPool one_thread(1);
   ComputeRates rates;
@@ -126,7 +126,8 @@ void run_bench(const BenchArgs& args) {
   const RooflineShares shares = roofline_shares(result, probes);
   const double peak = shares.read_bytes_per_s;
   std::optional<ComputeRates> compute;
-  if (args.compute_passes > 0) compute = compute_rates(*model, pool, result, o.concurrency, args.compute_passes);
+  if (args.compute_passes > 0 && !model->weights.layers.empty())
+    compute = compute_rates(*model, pool, result, o.concurrency, args.compute_passes);
 
   if (args.json) {
     nlohmann::json out = {
