@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/dot.h"
 #include "kernels/cpu/exp_row.h"
+#include "kernels/cpu/head8.h"
 #include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
 #include "kernels/kv_entries.h"
@@ -60,6 +61,9 @@ void score_rest(const float* q, int64_t group, const uint16_t* keys, int64_t cou
 template <typename T>
 void score_group(const float* q, int64_t group, const T* keys, const T* values, int64_t extent, int64_t hd, float* scores,
                  int64_t scores_stride) {
+#ifdef SNAPSTREAM_HEAD8
+  if (hd == cpu::kHead8Width) return cpu::score_keys_head8(q, group, keys, extent, scores, scores_stride);
+#endif
   constexpr int64_t kValuesPerLine = kLineBytes / static_cast<int64_t>(sizeof(T));
   const int64_t distance = std::max(kPrefetchAhead, kPrefetchAheadBytes / (hd * static_cast<int64_t>(sizeof(T))));
   int64_t s = 0;
@@ -104,7 +108,12 @@ void attend(const float* q, const float* shifted_q, const float* self_keys, cons
     const float inverse = 1.0f / cpu::exp_shifted_row(w, extent + 1, max_score);
     for (int64_t s = 0; s <= extent; ++s) w[s] *= inverse;
   }
-  cpu::weighted_row_sums(weights.data(), row, group, values, extent, hd, hd, o, hd);
+#ifdef SNAPSTREAM_HEAD8
+  if (hd == cpu::kHead8Width)
+    cpu::weighted_rows_head8(weights.data(), row, group, values, extent, o, hd);
+  else
+#endif
+    cpu::weighted_row_sums(weights.data(), row, group, values, extent, hd, hd, o, hd);
   for (int64_t g = 0; g < group; ++g) {
     const float a = weights[static_cast<size_t>(g * row + extent)];
     for (int64_t d = 0; d < hd; ++d) o[g * hd + d] += a * self_value[d];

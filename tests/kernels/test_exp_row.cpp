@@ -78,3 +78,24 @@ TEST_CASE("exp_row scales its input and writes elsewhere", "[exp]") {
   CHECK(out.back() == std::numeric_limits<float>::infinity());  // e^100 is beyond float
   CHECK(in[0] == -3.0f);
 }
+
+TEST_CASE("a value's exp does not depend on the row around it, and the sum adds eight lanes in a fixed order", "[exp]") {
+  std::mt19937 rng(19);
+  std::normal_distribution<float> scores(-2.0f, 6.0f);
+  for (int64_t n = 0; n <= 70; ++n) {
+    std::vector<float> row(static_cast<size_t>(n));
+    for (float& v : row) v = scores(rng);
+    const std::vector<float> original = row;
+    const float sum = exp_shifted_row(row.data(), n, 1.75f);
+    float lanes[8] = {};
+    for (int64_t i = 0; i < n; ++i) {
+      float alone = original[static_cast<size_t>(i)];
+      exp_shifted_row(&alone, 1, 1.75f);
+      INFO("length " << n << " index " << i);
+      REQUIRE(row[static_cast<size_t>(i)] == alone);
+      lanes[i % 8] += alone;
+    }
+    INFO("length " << n);
+    CHECK(sum == ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7])));
+  }
+}

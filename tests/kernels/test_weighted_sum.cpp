@@ -11,18 +11,10 @@
 
 #include "kernels/cpu/weighted_sum.h"
 #include "kernels/dtype.h"
+#include "tests/support/random_values.h"
 
 using namespace snapstream::kernels::cpu;
-
-namespace {
-std::vector<float> random_values(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = normal(rng);
-  return v;
-}
-}  // namespace
+using snapstream::test::random_values;
 
 TEST_CASE("a weighted row sum matches a double-precision reference and skips zero-weight rows", "[weighted_sum]") {
   const int64_t width = GENERATE(1, 8, 13, 64, 72, 128);
