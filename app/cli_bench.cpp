@@ -87,6 +87,7 @@ std::vector<std::pair<std::string, double>> profile_rows(const bench::Generation
 // show what a second thread adds to arithmetic (hardware threads of one core share its units).
 struct ComputeRates {
   bench::ComputeResult all, one;
+  int64_t multiply_adds_per_step = 0;  // the decode step's matrix multiply-adds, all sequences
   double decode_multiply_adds_per_s = 0.0;
   double share() const { return all.multiply_adds_per_s > 0 ? decode_multiply_adds_per_s / all.multiply_adds_per_s : 0.0; }
 };
@@ -99,8 +100,8 @@ ComputeRates compute_rates(const runtime::Model& model, kernels::ThreadPool& poo
   ComputeRates rates;
   rates.all = probe.measure(pool, passes);
   rates.one = probe.measure(one_thread, passes);
-  rates.decode_multiply_adds_per_s =
-      static_cast<double>(model.weights.multiply_adds_per_token() * concurrency) / result.decode_seconds_per_step;
+  rates.multiply_adds_per_step = model.weights.multiply_adds_per_token() * concurrency;
+  rates.decode_multiply_adds_per_s = static_cast<double>(rates.multiply_adds_per_step) / result.decode_seconds_per_step;
   return rates;
 }
 
@@ -153,7 +154,7 @@ void run_bench(const BenchArgs& args) {
         {"decode_roofline_share_by_repeat", shares.weights_by_repeat},
     };
     if (compute) {
-      out["multiply_adds_per_step"] = model->weights.multiply_adds_per_token() * o.concurrency;
+      out["multiply_adds_per_step"] = compute->multiply_adds_per_step;
       out["compute_multiply_adds_per_s"] = compute->all.multiply_adds_per_s;
       out["compute_multiply_adds_per_s_one_thread"] = compute->one.multiply_adds_per_s;
       out["decode_compute_share"] = compute->share();

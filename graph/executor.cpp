@@ -237,16 +237,16 @@ void Executor::run_op(const Op& op, int64_t layer) {
       float* k = tensor(op.inputs[1]);
       // Every layer turns a row by the same position: the first rope op of a run finds the
       // cosines and sines (their libm calls were most of this op), the others reuse them.
+      const kernels::RopeSpec rope = bindings_->rope();
       if (!turns_ready_) {
         turns_.resize(static_cast<size_t>(real_rows_ * s.head_dim));
-        for (int64_t r = 0; r < real_rows_; ++r)
-          kernels::rope_turns(s.head_dim, position(r), bindings_->rope(), turns_.data() + r * s.head_dim);
+        for (int64_t r = 0; r < real_rows_; ++r) kernels::rope_turns(s.head_dim, position(r), rope, turns_.data() + r * s.head_dim);
         turns_ready_ = true;
       }
       for (int64_t r = 0; r < real_rows_; ++r) {
         const float* turns = turns_.data() + r * s.head_dim;
-        kernels::rope_by_turns(q + r * heads * s.head_dim, heads, s.head_dim, bindings_->rope().pairs, turns);
-        kernels::rope_by_turns(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, bindings_->rope().pairs, turns);
+        kernels::rope_by_turns(q + r * heads * s.head_dim, heads, s.head_dim, rope.pairs, turns);
+        kernels::rope_by_turns(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, rope.pairs, turns);
       }
       return;
     }
