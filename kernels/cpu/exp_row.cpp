@@ -52,10 +52,12 @@ inline float exp_of(float x) {
 
 #ifdef SNAPSTREAM_EXP16
 // exp_of on sixteen lanes, operation for operation as GCC compiles it for this target (the
-// multiply-adds it fuses are fused here): the same bits, checked against it on every float. The
-// polynomial is a chain of eight dependent steps; the loops below keep two registers' chains
-// side by side in program order, since left to the scheduler one chain at a time ran
-// latency-bound at a third of the core's throughput on small attention rows.
+// multiply-adds it fuses are fused here), so the same bits: compared with the scalar loop's
+// results on all 2^32 floats when written; test_exp_row checks that no value depends on which
+// loop below computes it. The polynomial is a chain of eight dependent steps; the loops keep two
+// registers' chains side by side in program order and add up the row in the same pass. Left
+// to the compiler's loop, exp was about 40% of attention over heads of eight values; this
+// way the whole attention call takes 31% less time.
 inline __m512 exp16(__m512 x) {
   const __m512 clamped = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(kLowest)), _mm512_set1_ps(kHighest));
   const __m512 shift = _mm512_set1_ps(kRoundingShift);
