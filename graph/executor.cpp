@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <vector>
 
 #include "graph/errors.h"
@@ -18,6 +19,42 @@
 #include "kernels/swiglu.h"
 
 namespace snapstream::graph {
+namespace {
+// Decode steps of a model whose matrices take at most this many bytes run their rows apart. Each
+// thread then reads every matrix once per step, from its own caches, instead of meeting the
+// other threads at each of the step's ops: a model this small (stories260K: 1 MB) does a few
+// microseconds of work per op, and a hand-off plus the wait for the slowest share cost as much.
+// A larger model would read its weights from memory once per thread, where the ops' hand-offs
+// are cheap beside the work.
+constexpr int64_t kRowSplitMaxMatrixBytes = int64_t{4} << 20;
+// Rows a slice takes at least: the matmul tiles take four activation rows at a time.
+constexpr int64_t kRowSliceMinRows = 4;
+}  // namespace
+
+// One slice of a step's rows, run through every op on a thread of its own. It has an arena of
+// its own: the graph's tensors share arena bytes wherever their lifetimes do not overlap, and
+// slices that reach different ops at the same time would write each other's rows.
+struct Executor::RowSlice {
+  kernels::ThreadPool pool{1};  // no workers: each kernel runs on the thread that runs the slice
+  Executor executor{pool};
+  int64_t first_row = 0;
+  StepRows rows;
+  std::vector<std::byte> arena_storage;
+  std::byte* arena = nullptr;  // arena_storage from its first 64-byte boundary
+  OpProfile profile;
+  std::exception_ptr error;
+
+  void reserve_arena(int64_t bytes) {
+    constexpr size_t kAlignment = 64;
+    if (arena != nullptr && arena + bytes <= arena_storage.data() + arena_storage.size()) return;
+    arena_storage.assign(static_cast<size_t>(bytes) + kAlignment, std::byte{0});
+    const auto address = reinterpret_cast<uintptr_t>(arena_storage.data());
+    arena = arena_storage.data() + (kAlignment - address % kAlignment) % kAlignment;
+  }
+};
+
+Executor::Executor(kernels::ThreadPool& pool) : pool_(pool) {}
+Executor::~Executor() = default;
 
 int64_t Executor::live_rows(int32_t id) const {
   return std::min(graph_->tensors[static_cast<size_t>(id)].shape.front(), real_rows_);
@@ -89,13 +126,20 @@ void Executor::sum_shards(std::span<const int32_t> parts, int64_t values, float*
     for (int64_t i = 0; i < values; ++i) out[i] += sources[shard][i];
 }
 
-const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena) {
+void Executor::begin_run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena,
+                         int64_t first_row) {
   graph_ = &graph;
   bindings_ = &bindings;
   rows_ = &rows;
   arena_ = arena;
+  first_row_ = first_row;
   bucket_rows_ = graph.key.batch * graph.key.length;
   real_rows_ = static_cast<int64_t>(rows.tokens.size());
+  turns_ready_ = false;
+}
+
+const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena) {
+  begin_run(graph, bindings, rows, arena, 0);
   if (real_rows_ < 1 || real_rows_ > bucket_rows_)
     throw GraphError(std::to_string(real_rows_) + " rows do not fit the graph's bucket of " + std::to_string(bucket_rows_));
   if (collectives_ != nullptr && graph.shards != collectives_->size())
@@ -105,10 +149,87 @@ const float* Executor::run(const Graph& graph, ExecutionBindings& bindings, cons
     throw GraphError("a decode step needs one position per sequence");
   if (!rows.shifted_positions.empty() && static_cast<int64_t>(rows.shifted_positions.size()) != real_rows_)
     throw GraphError("shifted positions, when given, need one per sequence");
-  turns_ready_ = false;
-  const kernels::ThreadPool::Burst burst(pool_);
-  run_ops(graph.ops, std::nullopt);
+  const int64_t slices = row_slices();
+  if (slices > 1) {
+    run_row_slices(slices);
+    ++sliced_steps_;
+  } else {
+    const kernels::ThreadPool::Burst burst(pool_);
+    run_ops(graph.ops, std::nullopt);
+  }
   return tensor(graph.ops.back().outputs.front());
+}
+
+int64_t Executor::row_slices() const {
+  const int64_t slices = std::min<int64_t>(pool_.size(), real_rows_ / kRowSliceMinRows);
+  if (slices < 2 || graph_->key.phase != Phase::Decode || collectives_ != nullptr || graph_->shards != 1 ||
+      bindings_->observes_queries())
+    return 1;
+  for (const Tensor& t : graph_->tensors)
+    if (t.in_arena() && (t.shape.size() != 2 || t.shape.front() != bucket_rows_ || t.dtype != kernels::DType::F32)) return 1;
+  return matrix_bytes(graph_->ops, std::nullopt) <= kRowSplitMaxMatrixBytes ? slices : 1;
+}
+
+int64_t Executor::matrix_bytes(std::span<const Op> ops, std::optional<int64_t> layer) const {
+  int64_t bytes = 0;
+  for (const Op& op : ops) {
+    if (!layer && op.kind == OpKind::LoopedLayers) {
+      for (int64_t l = 0; l < op.loop_count; ++l) bytes += matrix_bytes(op.body, op.first_layer + l);
+    } else if (!layer && op.kind == OpKind::FusedLayer) {
+      bytes += matrix_bytes(op.body, op.layer);
+    } else if (op.kind == OpKind::MatMul) {
+      bytes += weight_of(op, layer.value_or(op.layer)).total_bytes();
+    }
+  }
+  return bytes;
+}
+
+void Executor::run_row_slices(int64_t slices) {
+  while (static_cast<int64_t>(slices_.size()) < slices) slices_.push_back(std::make_unique<RowSlice>());
+  for (int64_t i = 0; i < slices; ++i) {
+    RowSlice& slice = *slices_[static_cast<size_t>(i)];
+    slice.first_row = real_rows_ * i / slices;
+    const auto first = static_cast<size_t>(slice.first_row);
+    const auto count = static_cast<size_t>(real_rows_ * (i + 1) / slices - slice.first_row);
+    slice.rows = *rows_;
+    slice.rows.tokens = rows_->tokens.subspan(first, count);
+    slice.rows.positions = rows_->positions.subspan(first, count);
+    if (!rows_->shifted_positions.empty()) slice.rows.shifted_positions = rows_->shifted_positions.subspan(first, count);
+    slice.reserve_arena(graph_->arena_bytes);
+    slice.profile = {};
+    slice.executor.set_profile(profile_ != nullptr ? &slice.profile : nullptr);
+    slice.error = nullptr;
+  }
+  // One job of one slice per thread. A thread that is late (descheduled) leaves its slice to the
+  // others, which run it after their own.
+  constexpr int64_t kSliceCost = int64_t{1} << 40;  // always worth a thread of its own
+  pool_.parallel_for(slices, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      RowSlice& slice = *slices_[static_cast<size_t>(i)];
+      // An exception may not leave a worker thread; the caller rethrows it below.
+      try {
+        slice.executor.begin_run(*graph_, *bindings_, slice.rows, slice.arena, slice.first_row);
+        slice.executor.run_ops(graph_->ops, std::nullopt);
+        // The step's output (its logits), in this arena's rows as in the slice's own.
+        const Tensor& out = graph_->tensors[static_cast<size_t>(graph_->ops.back().outputs.front())];
+        const int64_t row_bytes = out.bytes() / out.shape.front();
+        std::memcpy(arena_ + out.offset + slice.first_row * row_bytes, slice.arena + out.offset,
+                    static_cast<size_t>(static_cast<int64_t>(slice.rows.tokens.size()) * row_bytes));
+      } catch (...) {
+        slice.error = std::current_exception();
+      }
+    }
+  }, kSliceCost);
+  for (int64_t i = 0; i < slices; ++i)
+    if (slices_[static_cast<size_t>(i)]->error) std::rethrow_exception(slices_[static_cast<size_t>(i)]->error);
+  if (profile_ == nullptr) return;
+  // The slices ran side by side: a step spent about their mean on each kind of op.
+  for (size_t kind = 0; kind < OpProfile::kKinds; ++kind) {
+    double seconds = 0.0;
+    for (int64_t i = 0; i < slices; ++i) seconds += slices_[static_cast<size_t>(i)]->profile.seconds[kind];
+    profile_->seconds[kind] += seconds / static_cast<double>(slices);
+    profile_->calls[kind] += slices_.front()->profile.calls[kind];
+  }
 }
 
 void Executor::run_ops(std::span<const Op> ops, std::optional<int64_t> layer) {
@@ -289,7 +410,7 @@ void Executor::run_op(const Op& op, int64_t layer) {
     case OpKind::DecodeAttention: {
       const kernels::AttentionShape shard{op.head_end - op.head_begin, op.kv_head_end - op.kv_head_begin, s.head_dim};
       caches_.resize(static_cast<size_t>(bucket_rows_));  // grows once to the largest bucket
-      for (int64_t r = 0; r < real_rows_; ++r) caches_[static_cast<size_t>(r)] = bindings_->cache(r, layer, op.kv_head_begin);
+      for (int64_t r = 0; r < real_rows_; ++r) caches_[static_cast<size_t>(r)] = bindings_->cache(first_row_ + r, layer, op.kv_head_begin);
       const float* q = tensor(op.inputs[0]);
       const float* k = tensor(op.inputs[1]);
       const float* v = tensor(op.inputs[2]);
@@ -307,7 +428,7 @@ void Executor::run_op(const Op& op, int64_t layer) {
       // Stored only now, so a ring entry this token evicts was still seen by its own attention.
       if (!writes_cache(op)) return;
       for (int64_t r = 0; r < real_rows_; ++r)
-        bindings_->store(r, layer, op.kv_head_begin, shard.kv_heads, k + r * shard.kv_width(), v + r * shard.kv_width());
+        bindings_->store(first_row_ + r, layer, op.kv_head_begin, shard.kv_heads, k + r * shard.kv_width(), v + r * shard.kv_width());
       return;
     }
     case OpKind::SwiGLU:

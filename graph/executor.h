@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -60,6 +61,9 @@ class ExecutionBindings {
                                const float* k) {
     (void)layer, (void)kv_begin, (void)shard, (void)rows, (void)q, (void)k;
   }
+  // Whether observe_queries does anything. An observed step sees each layer's rows in one call,
+  // so it never runs its rows apart (Executor::run).
+  virtual bool observes_queries() const { return false; }
 };
 
 // The real rows of a step; the graph's bucket may hold more (padding).
@@ -75,11 +79,17 @@ struct StepRows {
 
 class Executor {
  public:
-  explicit Executor(kernels::ThreadPool& pool) : pool_(pool) {}
+  explicit Executor(kernels::ThreadPool& pool);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
 
   // Runs `graph` using `arena` (at least graph.arena_bytes, 64-byte aligned) for its tensors.
   // Returns the logits in the arena: [real rows][vocab] for decode, [1][vocab] for prefill (the
-  // chunk's last token).
+  // chunk's last token). A decode step of a model small enough to stay in the cores' caches
+  // runs its rows apart: each thread takes a slice of the sequences through every op, instead of
+  // every thread taking part in every op (executor.cpp says why). A row's result is the same
+  // either way, bit for bit.
   const float* run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena);
   // Adds each op's wall time to `profile` from now on (nullptr stops it); costs a clock read per op.
   void set_profile(OpProfile* profile) { profile_ = profile; }
@@ -89,11 +99,21 @@ class Executor {
   void set_collectives(Collectives* collectives) { collectives_ = collectives; }
   // Seconds spent in collectives so far: gathering other ranks' parts, waiting for them included.
   double collective_seconds() const { return collective_seconds_; }
+  // Steps run so far with their rows apart, in slices (see run).
+  int64_t sliced_steps() const { return sliced_steps_; }
 
  private:
   // Runs ops in order, in `layer` (the graph's top level: each op's own, and layer kernels run
   // their bodies); consecutive matmuls that read one input run as one group.
   void run_ops(std::span<const Op> ops, std::optional<int64_t> layer);
+  // Points this executor at one run's graph, bindings, rows and arena. `first_row` is the step's
+  // row (as the bindings number rows) that is this run's row 0: a slice's first, else 0.
+  void begin_run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena, int64_t first_row);
+  // How many slices of rows this step runs apart, one per thread at most: 1 runs it together.
+  int64_t row_slices() const;
+  // Bytes of the weight matrices `ops` read, in `layer` (see run_ops).
+  int64_t matrix_bytes(std::span<const Op> ops, std::optional<int64_t> layer) const;
+  void run_row_slices(int64_t slices);
   void run_op(const Op& op, int64_t layer);
   // run_op or run_matmuls, timed when a profile is attached.
   void run_timed(std::span<const Op> ops, int64_t layer);
@@ -128,6 +148,10 @@ class Executor {
   int64_t width(int32_t id) const;
 
   kernels::ThreadPool& pool_;
+  // A slice of a step's rows with its own single-thread pool and executor (executor.cpp).
+  struct RowSlice;
+  std::vector<std::unique_ptr<RowSlice>> slices_;
+  int64_t first_row_ = 0;  // see begin_run
   const Graph* graph_ = nullptr;
   ExecutionBindings* bindings_ = nullptr;
   const StepRows* rows_ = nullptr;
@@ -137,6 +161,7 @@ class Executor {
   OpProfile* profile_ = nullptr;
   Collectives* collectives_ = nullptr;
   double collective_seconds_ = 0.0;
+  int64_t sliced_steps_ = 0;
   std::vector<float> gathered_;      // the ranks' parts of a collective, in rank order
   std::vector<int64_t> counts_;      // floats of each shard's part of a collective
   std::vector<const float*> sources_;  // each shard's part of a collective, in shard order

@@ -123,6 +123,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
     if (observer_ != nullptr && *observer_)
       (*observer_)(layer, kv_begin, shard, std::span<const int64_t>(slots).first(static_cast<size_t>(rows)), q, k);
   }
+  bool observes_queries() const override { return observer_ != nullptr && *observer_; }
 
   double compaction_seconds = 0.0;  // time spent moving prompts into the cache, SnapKV included
 

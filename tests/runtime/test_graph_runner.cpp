@@ -1,9 +1,11 @@
-// Serving through static graphs: bucket padding is invisible at every bucket edge, tensor
-// parallelism reproduces the single-shard model, and a long run compiles and allocates nothing.
+// Serving through static graphs: bucket padding is invisible at every bucket edge, rows run apart
+// on threads give the rows run together, tensor parallelism reproduces the single-shard model,
+// and a long run compiles and allocates nothing.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "runtime/errors.h"
@@ -85,6 +87,53 @@ TEST_CASE("decode buckets pad and mask at every edge", "[graph_runner]") {
       CHECK(std::equal(alone.begin(), alone.end(), together.begin() + i * vocab));
     }
   }
+}
+
+TEST_CASE("decode steps run in row slices give each row's logits bit for bit", "[graph_runner][slices]") {
+  const auto stories = load_stories();
+  if (!stories) return;
+  const auto& model = stories->model;
+  const auto& ids = stories->ids;
+  const auto vocab = stories->vocab;
+  const PositionMode positions = GENERATE(PositionMode::Original, PositionMode::Reindexed);
+  SnapStreamConfig config = snapstream_c128();
+  config.positions = positions;
+  // stories260K is small enough to run its rows apart on two threads; one thread runs them together.
+  kernels::ThreadPool two(2), one(1);
+  constexpr int64_t kSequences = 13;  // a padded bucket of 16, cut into slices of 6 and 7 rows
+  SlotKvCache split_cache(model->shape, config.resolved(model->shape.context_length), kSequences);
+  SlotKvCache whole_cache(model->shape, config.resolved(model->shape.context_length), kSequences);
+  GraphRunner split(*model, two, split_cache, {{1, 4, 16}, {512}, 1, true});
+  GraphRunner whole(*model, one, whole_cache, {{1, 4, 16}, {512}, 1, true});
+  std::vector<DecodeInput> inputs;
+  std::vector<float> logits(static_cast<size_t>(vocab));
+  for (int64_t i = 0; i < kSequences; ++i) {
+    // Lengths on both sides of the capacity: some prompts are compacted by SnapKV.
+    const std::span<const int32_t> prompt(ids.data() + i, static_cast<size_t>(20 + 23 * i));
+    split.prefill(prompt, i, logits.data());
+    whole.prefill(prompt, i, logits.data());
+    inputs.push_back({argmax(logits.data(), vocab), i});
+  }
+  std::vector<float> apart(static_cast<size_t>(kSequences * vocab)), together(apart.size());
+  constexpr int kSteps = 150;  // past the capacity: the ring overwrites
+  for (int step = 0; step < kSteps; ++step) {
+    split.decode(inputs, apart.data());
+    whole.decode(inputs, together.data());
+    REQUIRE(std::equal(apart.begin(), apart.end(), together.begin()));
+    for (int64_t i = 0; i < kSequences; ++i) inputs[static_cast<size_t>(i)].token = argmax(together.data() + i * vocab, vocab);
+  }
+  CHECK(split.sliced_steps() == kSteps);
+  CHECK(whole.sliced_steps() == 0);
+
+  // A step whose queries are observed runs its rows together, so the observer sees them all at once.
+  int64_t observed_rows = 0;
+  split.set_attention_observer([&](int64_t, int64_t, const kernels::AttentionShape&, std::span<const int64_t> slots, const float*,
+                                   const float*) { observed_rows = std::max(observed_rows, static_cast<int64_t>(slots.size())); });
+  split.decode(inputs, apart.data());
+  whole.decode(inputs, together.data());
+  CHECK(std::equal(apart.begin(), apart.end(), together.begin()));
+  CHECK(observed_rows == kSequences);
+  CHECK(split.sliced_steps() == kSteps);
 }
 
 TEST_CASE("prefill buckets pad and mask at every edge", "[graph_runner]") {
