@@ -92,6 +92,21 @@ void tile(const float* w, int64_t stride, const float* const* x, int64_t n, floa
   }
 #pragma GCC unroll 16
   for (int k = 8 * kGroups; k < M * R; ++k) flat_sums[k] = horizontal_sum(acc[k / R][k % R]);
+  if constexpr (R == 4) {
+    // The tail of a row whose length is no multiple of 8 (SwiGLU's hidden width often is not):
+    // each sum's chain of multiply-adds runs in a lane, four rows side by side, in the scalar
+    // loop's order. One at a time, sixteen short chains and their stores cost as much as the rest
+    // of the tile.
+    __m128 lanes[M];
+    for (int j = 0; j < M; ++j) lanes[j] = _mm_loadu_ps(sums[j]);
+    for (int64_t k = i; k < n; ++k) {
+      const __m128 wk = _mm_setr_ps(w[k], w[stride + k], w[2 * stride + k], w[3 * stride + k]);
+#pragma GCC unroll 4
+      for (int j = 0; j < M; ++j) lanes[j] = _mm_fmadd_ps(wk, _mm_set1_ps(x[j][k]), lanes[j]);
+    }
+    for (int j = 0; j < M; ++j) _mm_storeu_ps(out + j * out_stride, lanes[j]);
+    return;
+  }
 #endif
   // The tails use std::fma, not `sum += a * b`: whether the compiler fuses that is its choice per
   // expression (a -march=native build on an AVX512-FP16 machine fused the f32 tail and not the

@@ -130,9 +130,9 @@ TEST_CASE("matmul rejects shapes that break its contract", "[matmul]") {
 }
 
 TEST_CASE("a dot-product tile equals single dot products bit for bit", "[matmul]") {
-  const int64_t n = GENERATE(1, 8, 31, 32, 67, 768);
+  const int64_t n = GENERATE(1, 4, 8, 31, 32, 67, 172, 768);
   const int rows = GENERATE(1, 3, 4);
-  const int m = GENERATE(1, 2, 4);
+  const int m = GENERATE(1, 2, 3, 4);
   const auto w = random_values(static_cast<size_t>(4 * n), 5);
   const auto xs = random_values(static_cast<size_t>(4 * n), 6);
   const float* x[4] = {xs.data(), xs.data() + n, xs.data() + 2 * n, xs.data() + 3 * n};
