@@ -88,8 +88,8 @@ class Executor {
   // Returns the logits in the arena: [real rows][vocab] for decode, [1][vocab] for prefill (the
   // chunk's last token). A decode step of a model small enough to stay in the cores' caches
   // runs its rows apart: each thread takes a slice of the sequences through every op, instead of
-  // every thread taking part in every op (executor.cpp says why). A row's result is the same
-  // either way, bit for bit.
+  // every thread taking part in every op (executor.cpp says why); a step of few rows runs on the
+  // calling thread alone. A row's result is the same either way, bit for bit.
   const float* run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena);
   // Adds each op's wall time to `profile` from now on (nullptr stops it); costs a clock read per op.
   void set_profile(OpProfile* profile) { profile_ = profile; }
@@ -99,7 +99,7 @@ class Executor {
   void set_collectives(Collectives* collectives) { collectives_ = collectives; }
   // Seconds spent in collectives so far: gathering other ranks' parts, waiting for them included.
   double collective_seconds() const { return collective_seconds_; }
-  // Steps run so far with their rows apart, in slices (see run).
+  // Steps run so far in slices of rows (see run), one slice included.
   int64_t sliced_steps() const { return sliced_steps_; }
 
  private:
@@ -109,7 +109,8 @@ class Executor {
   // Points this executor at one run's graph, bindings, rows and arena. `first_row` is the step's
   // row (as the bindings number rows) that is this run's row 0: a slice's first, else 0.
   void begin_run(const Graph& graph, ExecutionBindings& bindings, const StepRows& rows, std::byte* arena, int64_t first_row);
-  // How many slices of rows this step runs apart, one per thread at most: 1 runs it together.
+  // How many slices of rows this step runs apart, each on one thread (one slice: on the calling
+  // thread alone); 0 runs its rows together, every op on the whole pool.
   int64_t row_slices() const;
   // Bytes of the weight matrices `ops` read, in `layer` (see run_ops).
   int64_t matrix_bytes(std::span<const Op> ops, std::optional<int64_t> layer) const;

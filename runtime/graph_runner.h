@@ -72,7 +72,7 @@ class GraphRunner {
   const graph::GraphCache& graphs() const { return graphs_; }
   // Times the arena was allocated: once, at construction.
   int64_t arena_allocations() const { return arena_allocations_; }
-  // Decode steps that ran their rows apart, a slice per thread (graph::Executor::run).
+  // Decode steps run in slices of rows, each on one thread (graph::Executor::run).
   int64_t sliced_steps() const { return executor_.sliced_steps(); }
   int64_t arena_bytes() const { return static_cast<int64_t>(arena_.size()); }
   // Seconds prefill spent moving prompts into slots (SnapKV selection included), in all.

@@ -124,6 +124,13 @@ TEST_CASE("decode steps run in row slices give each row's logits bit for bit", "
   }
   CHECK(split.sliced_steps() == kSteps);
   CHECK(whole.sliced_steps() == 0);
+  // Three rows make one slice, on the calling thread.
+  const std::vector<DecodeInput> few(inputs.begin(), inputs.begin() + 3);
+  split.decode(few, apart.data());
+  whole.decode(few, together.data());
+  CHECK(std::equal(apart.begin(), apart.begin() + 3 * vocab, together.begin()));
+  CHECK(split.sliced_steps() == kSteps + 1);
+  for (int64_t i = 0; i < 3; ++i) inputs[static_cast<size_t>(i)].token = argmax(together.data() + i * vocab, vocab);
 
   // A step whose queries are observed runs its rows together, so the observer sees them all at once.
   int64_t observed_rows = 0;
@@ -133,7 +140,7 @@ TEST_CASE("decode steps run in row slices give each row's logits bit for bit", "
   whole.decode(inputs, together.data());
   CHECK(std::equal(apart.begin(), apart.end(), together.begin()));
   CHECK(observed_rows == kSequences);
-  CHECK(split.sliced_steps() == kSteps);
+  CHECK(split.sliced_steps() == kSteps + 1);
 }
 
 TEST_CASE("prefill buckets pad and mask at every edge", "[graph_runner]") {
