@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cache_options.h"
+#include "app/engine_options.h"
 #include "app/commands.h"
 #include "app/model_options.h"
 #include "app/process_ranks.h"
@@ -216,6 +217,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--decode-tokens", args->options.decode_tokens, "decode steps")->check(CLI::PositiveNumber);
   cmd->add_option("--repeats", args->options.repeats, "runs; the median is reported")->check(CLI::PositiveNumber);
   cmd->add_option("--tp", args->options.graphs.shards, "tensor-parallel shards")->check(CLI::PositiveNumber);
+  add_row_groups_flag(cmd, args->options.graphs);
   cmd->add_option("--bandwidth-mib", args->bandwidth_mib, "buffer of the bandwidth probe (0 skips it)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--compute-passes", args->compute_passes,

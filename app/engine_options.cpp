@@ -10,10 +10,16 @@
 
 namespace snapstream::app {
 
+void add_row_groups_flag(CLI::App* command, runtime::GraphPlan& plan) {
+  command->add_flag("--no-row-groups{false}", plan.row_groups,
+                    "read Q4_K weights as stored instead of a copy regrouped for the integer kernels");
+}
+
 void add_engine_options(CLI::App* command, EngineFlags& flags) {
   command->add_option("--tp", flags.graphs.shards, "tensor-parallel shards (run one after another on the CPU)")
       ->check(CLI::PositiveNumber);
   command->add_flag("--no-kernel-looping{false}", flags.graphs.kernel_looping, "compile one kernel per layer instead of a loop");
+  add_row_groups_flag(command, flags.graphs);
   command->add_flag("--list-graphs", flags.list_graphs, "print the compiled graphs and the KV memory plan, then exit");
   add_cache_options(command, flags.cache);
 }

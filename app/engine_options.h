@@ -22,7 +22,10 @@ struct EngineFlags {
   bool pace = false;
 };
 
-// Registers --tp, --no-kernel-looping, --list-graphs and the cache options.
+// Registers --no-row-groups (GraphPlan::row_groups).
+void add_row_groups_flag(CLI::App* command, runtime::GraphPlan& plan);
+
+// Registers --tp, --no-kernel-looping, --no-row-groups, --list-graphs and the cache options.
 void add_engine_options(CLI::App* command, EngineFlags& flags);
 
 // Registers --system, --emulate and --pace, for the commands that run the engine.

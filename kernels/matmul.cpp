@@ -10,6 +10,7 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/dequantize.h"
 #include "kernels/errors.h"
+#include "kernels/row_groups.h"
 
 namespace snapstream::kernels {
 namespace {
@@ -31,6 +32,7 @@ constexpr int64_t kQuantiseCostPerValue = 16;
 // Weight rows a thread takes at a time in the integer path: the widest group the tiles
 // interleave (two groups of sixteen, cpu/integer_dots_x86.cpp).
 constexpr int64_t kThreadRowGroup = 32;
+static_assert(kThreadRowGroup % kRowGroupRows == 0, "a thread's share holds whole row groups");
 // Block-quantised rows of whole blocks: each activation row is quantised once to its 8-bit grid,
 // then each thread's band of weight rows meets all of them (cpu/integer_dots.h), so a weight
 // block is read and unpacked once for many activation rows, and the result of a row never
@@ -38,6 +40,17 @@ constexpr int64_t kThreadRowGroup = 32;
 // the same grid share the quantised rows and one split of their rows over the threads.
 bool integer_ready(const WeightView& w) {
   return cpu::has_integer_dot(w.dtype) && w.first_col == 0 && row_length_supported(w.dtype, w.cols);
+}
+
+// Weight rows [begin, end) of w against the quantised activation rows, into y (w.rows apart).
+void integer_rows(const WeightView& w, int64_t begin, int64_t end, const cpu::QuantisedRowView* x, int64_t m, float* y) {
+  const int64_t blocks = w.cols / block_layout(w.dtype).elements;
+  if (w.layout == WeightLayout::RowGroups) {
+    cpu::integer_dot_kernels().q4_k_groups(w.row(begin), (end - begin) / kRowGroupRows, blocks, x, m, y + begin, w.rows);
+    return;
+  }
+  cpu::integer_band_dots(cpu::integer_dot_kernels(), w.dtype)(w.row(begin), w.row_stride(), end - begin, blocks, x, m,
+                                                              y + begin, w.rows);
 }
 
 void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const WeightView> ws, std::span<float* const> ys) {
@@ -72,9 +85,7 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
       const int64_t row_begin = std::max<int64_t>(begin - matrix_first, 0);
       const int64_t row_end = std::min<int64_t>(end - matrix_first, w.rows);
       if (row_begin >= row_end) continue;
-      const cpu::IntegerBandDots dots = cpu::integer_band_dots(cpu::integer_dot_kernels(), w.dtype);
-      dots(w.row(row_begin), w.row_stride(), row_end - row_begin, w.cols / block_layout(w.dtype).elements, row_views, m,
-           ys[k] + row_begin, w.rows);
+      integer_rows(w, row_begin, row_end, row_views, m, ys[k]);
     }
   }, kThreadRowGroup * m * first.cols);
 }
@@ -142,6 +153,10 @@ void check_arguments(const float* x, int64_t m, const WeightView& w, const float
   // A packed matrix holds whole blocks; a column slice (strided) may start or end inside one.
   require(w.stride != 0 || row_length_supported(w.dtype, w.cols), "matmul",
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
+  require(w.layout == WeightLayout::Rows ||
+              (w.dtype == DType::Q4_K && w.packed() && w.rows % kRowGroupRows == 0 &&
+               cpu::integer_dot_kernels().q4_k_groups != nullptr),
+          "matmul", "row groups of a matrix this CPU's kernels cannot read in groups");
 }
 
 }  // namespace
@@ -150,10 +165,14 @@ void matmul_group(ThreadPool& pool, const float* x, int64_t m, std::span<const W
                   MatmulPath path) {
   require(!ws.empty() && ws.size() == ys.size(), "matmul_group", "one output per matrix");
   bool shared_grid = true;
-  for (size_t k = 0; k < ws.size(); ++k) {
+  int64_t rows_before = 0;
+  for (size_t k = 0; k < ws.size(); rows_before += ws[k].rows, ++k) {
     check_arguments(x, m, ws[k], ys[k]);
     require(ws[k].cols == ws.front().cols, "matmul_group", "matrices of different row lengths");
     shared_grid = shared_grid && integer_ready(ws[k]) && activation_block(ws[k].dtype) == activation_block(ws.front().dtype);
+    // The threads' shares start at multiples of kThreadRowGroup of the rows numbered in turn, so
+    // row groups stay whole only if the matrices before them hold whole groups.
+    shared_grid = shared_grid && (ws[k].layout == WeightLayout::Rows || rows_before % kRowGroupRows == 0);
   }
   if (shared_grid) {
     integer_matmul(pool, x, m, ws, ys);

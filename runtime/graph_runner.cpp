@@ -72,13 +72,21 @@ KvHeadRange held_kv_heads(const graph::ModelShape& model, const GraphPlan& plan)
 class GraphRunner::Bindings final : public graph::ExecutionBindings {
  public:
   Bindings(const Model& model, SlotKvCache& cache, kernels::ThreadPool& pool, const HeldWeightSlices* held_slices,
-           float* history = nullptr, const AttentionObserver* observer = nullptr)
-      : model_(model), cache_(cache), pool_(pool), held_slices_(held_slices), history_(history), observer_(observer) {}
+           const GroupedWeights* grouped, float* history = nullptr, const AttentionObserver* observer = nullptr)
+      : model_(model),
+        cache_(cache),
+        pool_(pool),
+        held_slices_(held_slices),
+        grouped_(grouped),
+        history_(history),
+        observer_(observer) {}
 
   kernels::WeightView matrix(graph::WeightKind kind, int64_t layer) const override { return model_matrix(model_, kind, layer); }
   kernels::WeightView matrix_slice(const graph::WeightSlice& slice, int64_t layer) const override {
     if (held_slices_ != nullptr)
       if (const kernels::WeightView* held = held_slices_->find(slice, layer)) return *held;
+    if (grouped_ != nullptr)
+      if (const kernels::WeightView* grouped = grouped_->find(slice, layer)) return *grouped;
     return ExecutionBindings::matrix_slice(slice, layer);
   }
   const float* vector(graph::WeightKind kind, int64_t layer) const override { return model_norm(model_, kind, layer); }
@@ -147,6 +155,7 @@ class GraphRunner::Bindings final : public graph::ExecutionBindings {
   SlotKvCache& cache_;
   kernels::ThreadPool& pool_;
   const HeldWeightSlices* held_slices_;
+  const GroupedWeights* grouped_;
   float* history_;
   const AttentionObserver* observer_;
 };
@@ -163,10 +172,11 @@ GraphRunner::GraphRunner(const Model& model, kernels::ThreadPool& pool, SlotKvCa
     if (held.first != heads.first || held.count != heads.count)
       throw ContractError("the KV cache does not hold shard " + std::to_string(held_shard_) + "'s heads");
     held_slices_ = std::make_unique<HeldWeightSlices>(model, graphs_, held_shard_);
-    // Copying the slices read every page of those matrices; only the pages read in place from
-    // now on need to stay.
-    if (model.mapping) model.mapping->release_resident_pages();
   }
+  if (plan.row_groups) grouped_ = std::make_unique<GroupedWeights>(model, graphs_, held_shard_, pool);
+  // Copying read every page of those matrices; only the pages read in place from now on need
+  // to stay.
+  if ((held_slices_ || (grouped_ && grouped_->count() > 0)) && model.mapping) model.mapping->release_resident_pages();
   int64_t arena = 0;
   for (const auto& g : graphs_.graphs()) arena = std::max(arena, g.arena_bytes);
   arena_ = LazyPages(static_cast<size_t>(arena));
@@ -232,7 +242,7 @@ bool GraphRunner::prefill_chunk(std::span<const int32_t> prompt, int64_t start, 
   if (relay_ != nullptr) relay_->prefill_chunk(prompt, start, count, slot);
   const std::span<const int32_t> tokens = prompt.subspan(static_cast<size_t>(start), static_cast<size_t>(count));
   if (start == 0) cache_.reset(slot);
-  Bindings bindings(model_, cache_, pool_, held_slices_.get(), history_.empty() ? nullptr : reinterpret_cast<float*>(history_.data()));
+  Bindings bindings(model_, cache_, pool_, held_slices_.get(), grouped_.get(), history_.empty() ? nullptr : reinterpret_cast<float*>(history_.data()));
   bindings.slots = {slot};
   graph::StepRows rows;
   rows.tokens = tokens;
@@ -288,7 +298,7 @@ void GraphRunner::decode(std::span<const DecodeInput> batch, float* logits) {
   if (b < 1 || b > graphs_.max_decode_batch())
     throw ContractError("a decode step of " + std::to_string(b) + " sequences exceeds the largest batch bucket (" +
                         std::to_string(graphs_.max_decode_batch()) + ")");
-  Bindings bindings(model_, cache_, pool_, held_slices_.get(), nullptr, &observer_);
+  Bindings bindings(model_, cache_, pool_, held_slices_.get(), grouped_.get(), nullptr, &observer_);
   std::vector<int32_t> tokens;
   for (int64_t i = 0; i < b; ++i) {
     const DecodeInput& in = batch[static_cast<size_t>(i)];

@@ -28,9 +28,16 @@ struct QuantisedRowView {
 using IntegerBandDots = void (*)(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks,
                                  const QuantisedRowView* x, int64_t m, float* y, int64_t y_stride);
 
+// The same products for weights regrouped sixteen rows at a time (kernels/row_groups.h):
+// `groups` groups of `blocks` blocks each, w the first group's start; y[i * y_stride + r] for
+// row r of the groups taken in order. The bits are those of the band kernels on the rows.
+using IntegerGroupDots = void (*)(const std::byte* w, int64_t groups, int64_t blocks, const QuantisedRowView* x, int64_t m,
+                                  float* y, int64_t y_stride);
+
 struct IntegerDotKernels {
   const char* isa;
   IntegerBandDots q8_0, q4_0, q5_0, q4_k, q5_k, q6_k;
+  IntegerGroupDots q4_k_groups;  // null where the variant reads no row groups
 };
 
 // Whether integer_band_dots has a kernel for this weight dtype.

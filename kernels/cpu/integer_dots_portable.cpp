@@ -154,6 +154,7 @@ const IntegerDotKernels kPortableIntegerDots = {
     band<q45_k_dots<false>, 256>,
     band<q45_k_dots<true>, 256>,
     band<q6_k_dots, 256>,
+    nullptr,
 };
 
 }  // namespace snapstream::kernels::cpu

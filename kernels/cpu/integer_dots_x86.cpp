@@ -17,6 +17,7 @@
 
 #include "kernels/cpu/integer_dot_blocks.h"
 #include "kernels/cpu/integer_dots.h"
+#include "kernels/cpu/row_group_dots.h"
 
 #if defined(SNAPSTREAM_AVX512_VNNI)
 #define SNAPSTREAM_INTEGER_DOTS kAvx512VnniIntegerDots
@@ -1274,6 +1275,11 @@ const IntegerDotKernels SNAPSTREAM_INTEGER_DOTS = {
     k_band<Q45K<false>, Q4KTile>,
     k_band<Q45K<true>, Q5KTile>,
     k_band<Q6K, Q6KTile>,
+#ifdef SNAPSTREAM_AVX512_VNNI
+    q4_k_group_dots_avx512,
+#else
+    nullptr,
+#endif
 };
 
 }  // namespace snapstream::kernels::cpu

@@ -13,49 +13,12 @@
 #include "kernels/dequantize.h"
 #include "kernels/quant_blocks.h"
 #include "kernels/quantize.h"
+#include "tests/kernels/integer_inputs.h"
 
 using namespace snapstream::kernels;
-
-namespace {
-
-std::vector<float> random_values(size_t n, std::mt19937& rng, float spread) {
-  std::uniform_real_distribution<float> dist(-spread, spread);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
-// A weight row of `blocks` blocks: encoded from random values, or random bytes with finite scales.
-std::vector<std::byte> weight_row(DType dtype, int64_t blocks, bool raw_bytes, std::mt19937& rng) {
-  const BlockLayout layout = block_layout(dtype);
-  std::vector<std::byte> row(static_cast<size_t>(blocks * layout.bytes));
-  if (!raw_bytes) {
-    const auto values = random_values(static_cast<size_t>(blocks * layout.elements), rng, 1.0f);
-    quantize_row(dtype, values.data(), blocks * layout.elements, row.data());
-    return row;
-  }
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (auto& b : row) b = static_cast<std::byte>(byte(rng));
-  // f16 scales within ±2 (random bytes could be infinities or NaNs).
-  std::uniform_real_distribution<float> scale(-2.0f, 2.0f);
-  for (int64_t b = 0; b < blocks; ++b) {
-    std::byte* block = row.data() + b * layout.bytes;
-    std::vector<size_t> scale_offsets = {0};
-    if (dtype == DType::Q4_K || dtype == DType::Q5_K) scale_offsets = {0, 2};
-    if (dtype == DType::Q6_K) scale_offsets = {208};
-    for (size_t offset : scale_offsets) {
-      const uint16_t bits = f32_to_f16(scale(rng));
-      std::memcpy(block + offset, &bits, 2);
-    }
-  }
-  return row;
-}
-
-cpu::QuantisedRowView view(const QuantisedRow& row) {
-  return {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.bias_offsets.data()};
-}
-
-}  // namespace
+using snapstream::test::random_values;
+using snapstream::test::weight_row;
+using snapstream::test::view;
 
 TEST_CASE("integer dot products: every variant, the naive reference and any band or batch agree", "[integer_dots]") {
   const auto dtype = GENERATE(DType::Q8_0, DType::Q4_0, DType::Q5_0, DType::Q4_K, DType::Q5_K, DType::Q6_K);

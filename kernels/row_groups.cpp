@@ -1,0 +1,58 @@
+// Regroups Q4_K rows sixteen at a time (layout in row_groups.h).
+#include "kernels/row_groups.h"
+
+#include <cstring>
+
+#include "kernels/cpu/integer_dots.h"
+#include "kernels/errors.h"
+
+namespace snapstream::kernels {
+namespace {
+
+constexpr int64_t kBlockBytes = 144, kScalesAt = 4, kQsAt = 16;
+constexpr int64_t kGroupScalesAt = 64, kGroupPartsAt = 256;
+
+// Value v (0-255) of a Q4_K block: chunk v / 64's 32 bytes hold its first 32 values in low
+// nibbles and the next 32 in high ones.
+uint8_t q4_k_value(const std::byte* block, int64_t v) {
+  const int64_t chunk = v / 64, within = v % 64;
+  const auto packed = static_cast<uint8_t>(block[kQsAt + 32 * chunk + within % 32]);
+  return within < 32 ? packed & 0x0F : packed >> 4;
+}
+
+void regroup_block(const std::byte* first_row_block, int64_t row_stride, std::byte* out) {
+  for (int64_t r = 0; r < kRowGroupRows; ++r) {
+    const std::byte* block = first_row_block + r * row_stride;
+    std::memcpy(out + 2 * r, block, 2);
+    std::memcpy(out + 32 + 2 * r, block + 2, 2);
+    for (int64_t k = 0; k < 3; ++k) std::memcpy(out + kGroupScalesAt + 64 * k + 4 * r, block + kScalesAt + 4 * k, 4);
+    for (int64_t p = 0; p < 32; ++p)
+      for (int64_t i = 0; i < 4; ++i)
+        out[kGroupPartsAt + 64 * p + 4 * r + i] =
+            static_cast<std::byte>(q4_k_value(block, 4 * p + i) | (q4_k_value(block, 128 + 4 * p + i) << 4));
+  }
+}
+
+}  // namespace
+
+bool row_groups_supported(const WeightView& w) {
+  return w.dtype == DType::Q4_K && w.layout == WeightLayout::Rows && w.packed() && w.rows > 0 &&
+         w.rows % kRowGroupRows == 0 && row_length_supported(w.dtype, w.cols) &&
+         cpu::integer_dot_kernels().q4_k_groups != nullptr;
+}
+
+WeightView write_row_groups(const WeightView& w, std::byte* out) {
+  require(row_groups_supported(w), "write_row_groups", "not a matrix this CPU's kernels read in row groups");
+  const int64_t blocks = w.cols / block_layout(w.dtype).elements, row_stride = w.row_stride();
+  for (int64_t g = 0; g < w.rows / kRowGroupRows; ++g)
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t at = g * kRowGroupRows * row_stride + b * kRowGroupRows * kBlockBytes;
+      regroup_block(w.data + g * kRowGroupRows * row_stride + b * kBlockBytes, row_stride, out + at);
+    }
+  WeightView grouped = w;
+  grouped.data = out;
+  grouped.layout = WeightLayout::RowGroups;
+  return grouped;
+}
+
+}  // namespace snapstream::kernels

@@ -1,0 +1,53 @@
+// Finds the matrices a runner's matmuls read in whole rows and regroups them in parallel.
+#include "runtime/grouped_weights.h"
+
+#include "graph/executor.h"
+#include "kernels/row_groups.h"
+#include "runtime/model_weight_kinds.h"
+
+namespace snapstream::runtime {
+namespace {
+
+constexpr int64_t kAlignment = 64;
+
+int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+}  // namespace
+
+GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& graphs, int32_t shard, kernels::ThreadPool& pool) {
+  std::map<Key, kernels::WeightView> as_stored;
+  for (const graph::Graph& g : graphs.graphs())
+    for (const graph::Op& op : g.flattened()) {
+      if (op.kind != graph::OpKind::MatMul || op.weight.col_end > op.weight.col_begin) continue;
+      if (shard >= 0 && op.shard != shard && !op.replicated) continue;
+      const Key key = key_of(op.weight, op.layer);
+      if (as_stored.count(key) != 0) continue;
+      const kernels::WeightView view = graph::slice_of(model_matrix(model, op.weight.kind, op.layer), op.weight);
+      if (kernels::row_groups_supported(view)) as_stored.emplace(key, view);
+    }
+  int64_t total = 0;
+  for (const auto& [key, view] : as_stored) total += aligned(view.total_bytes());
+  if (total == 0) return;
+  storage_ = LazyPages(static_cast<size_t>(total));
+  std::byte* next = storage_.data();
+  for (const auto& [key, view] : as_stored) {
+    const int64_t groups = view.rows / kernels::kRowGroupRows, group_bytes = kernels::kRowGroupRows * view.row_stride();
+    pool.parallel_for(groups, [&](int64_t begin, int64_t end) {
+      kernels::write_row_groups(view.row_slice(begin * kernels::kRowGroupRows, end * kernels::kRowGroupRows),
+                                next + begin * group_bytes);
+    }, group_bytes);
+    kernels::WeightView grouped = view;
+    grouped.data = next;
+    grouped.layout = kernels::WeightLayout::RowGroups;
+    views_.emplace(key, grouped);
+    next += aligned(view.total_bytes());
+  }
+}
+
+const kernels::WeightView* GroupedWeights::find(const graph::WeightSlice& slice, int64_t layer) const {
+  if (slice.col_end > slice.col_begin) return nullptr;
+  const auto it = views_.find(key_of(slice, layer));
+  return it == views_.end() ? nullptr : &it->second;
+}
+
+}  // namespace snapstream::runtime

@@ -1,0 +1,137 @@
+// Q4_K rows regrouped sixteen at a time: every variant that reads row groups gives the bits the
+// portable band kernel gives on the rows as stored, for any run of groups and activation rows,
+// and matmul on a regrouped matrix gives the bits it gives on the original, batched or not.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/errors.h"
+#include "kernels/matmul.h"
+#include "kernels/row_groups.h"
+#include "tests/kernels/integer_inputs.h"
+
+using namespace snapstream::kernels;
+using snapstream::test::random_values;
+using snapstream::test::view;
+using snapstream::test::weight_row;
+
+namespace {
+
+std::vector<std::byte> q4_k_rows(int64_t rows, int64_t blocks, bool raw_bytes, std::mt19937& rng) {
+  std::vector<std::byte> w;
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto row = weight_row(DType::Q4_K, blocks, raw_bytes, rng);
+    w.insert(w.end(), row.begin(), row.end());
+  }
+  return w;
+}
+
+bool groups_read_here() { return cpu::integer_dot_kernels().q4_k_groups != nullptr; }
+
+}  // namespace
+
+TEST_CASE("row-group dot products give the band kernels' bits for any run of groups and rows", "[row_groups]") {
+  const int64_t blocks = GENERATE(1, 2, 3);
+  const bool raw_bytes = GENERATE(false, true);
+  INFO(blocks << " blocks, " << (raw_bytes ? "random bytes" : "encoded"));
+  std::mt19937 rng(static_cast<uint32_t>(blocks) * 17 + (raw_bytes ? 5 : 0));
+  constexpr int64_t kWeightRows = 48, kRows = 11;
+  const int64_t n = 256 * blocks, row_stride = 144 * blocks;
+  const auto w = q4_k_rows(kWeightRows, blocks, raw_bytes, rng);
+  // Activation rows: ordinary, large, all zero, and one value far above the rest, in turn.
+  std::vector<QuantisedRow> rows(kRows);
+  std::vector<cpu::QuantisedRowView> views;
+  for (int64_t j = 0; j < kRows; ++j) {
+    const int64_t kind = j % 4;
+    auto x = kind == 2 ? std::vector<float>(static_cast<size_t>(n), 0.0f)
+                       : random_values(static_cast<size_t>(n), rng, kind == 0 ? 1.0f : kind == 1 ? 300.0f : 0.01f);
+    if (kind == 3) x[static_cast<size_t>(n / 2)] = 50.0f;
+    quantise_activation_row(DType::Q4_K, x.data(), n, rows[static_cast<size_t>(j)]);
+    views.push_back(view(rows[static_cast<size_t>(j)]));
+  }
+  std::vector<float> expected(kRows * kWeightRows);
+  cpu::kPortableIntegerDots.q4_k(w.data(), row_stride, kWeightRows, blocks, views.data(), kRows, expected.data(), kWeightRows);
+
+  const WeightView rows_view{DType::Q4_K, w.data(), kWeightRows, n};
+  bool any = false;
+  for (const cpu::IntegerDotKernels* variant : cpu::runnable_integer_dot_kernels()) {
+    if (variant->q4_k_groups == nullptr) continue;
+    any = true;
+    INFO("variant " << variant->isa);
+    std::vector<std::byte> grouped(w.size());
+    const WeightView groups = write_row_groups(rows_view, grouped.data());
+    REQUIRE(groups.layout == WeightLayout::RowGroups);
+    // Runs of groups with runs of activation rows: how many share a pass changes the tiling.
+    for (const auto& [first, last] : {std::pair<int64_t, int64_t>{0, 3}, {1, 3}, {2, 3}})
+      for (const int64_t m : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{11}}) {
+        INFO("groups " << first << " to " << last << ", the last " << m << " activation rows");
+        std::vector<float> part(static_cast<size_t>(m * kWeightRows), -1.0f);
+        variant->q4_k_groups(grouped.data() + first * 16 * row_stride, last - first, blocks, views.data() + (kRows - m), m,
+                             part.data() + 16 * first, kWeightRows);
+        for (int64_t j = 0; j < m; ++j)
+          for (int64_t r = 16 * first; r < 16 * last; ++r)
+            REQUIRE(part[static_cast<size_t>(j * kWeightRows + r)] ==
+                    expected[static_cast<size_t>((kRows - m + j) * kWeightRows + r)]);
+      }
+  }
+  if (!any) WARN("no integer variant on this CPU reads row groups; nothing to compare");
+}
+
+TEST_CASE("matmul on regrouped Q4_K weights gives the bits of the rows as stored", "[row_groups]") {
+  if (!groups_read_here()) {
+    WARN("this CPU's integer kernels read no row groups");
+    return;
+  }
+  std::mt19937 rng(23);
+  constexpr int64_t kCols = 512, kRowsA = 64, kRowsB = 32;
+  const auto a = q4_k_rows(kRowsA, 2, false, rng), b = q4_k_rows(kRowsB, 2, true, rng);
+  std::vector<std::byte> a_grouped(a.size()), b_grouped(b.size());
+  const WeightView a_rows{DType::Q4_K, a.data(), kRowsA, kCols}, b_rows{DType::Q4_K, b.data(), kRowsB, kCols};
+  const WeightView a_groups = write_row_groups(a_rows, a_grouped.data());
+  const WeightView b_groups = write_row_groups(b_rows, b_grouped.data());
+  ThreadPool pool(2);
+  for (const int64_t m : {int64_t{1}, int64_t{7}, int64_t{16}, int64_t{40}}) {
+    INFO(m << " activation rows");
+    const auto x = random_values(static_cast<size_t>(m * kCols), rng, 2.0f);
+    std::vector<float> want(static_cast<size_t>(m * kRowsA)), got(want.size());
+    matmul(pool, x.data(), m, a_rows, want.data());
+    matmul(pool, x.data(), m, a_groups, got.data());
+    CHECK(got == want);
+    // In a group with a matrix of rows, and behind one of eight rows (its groups would straddle
+    // the threads' shares, so each matrix goes alone): the bits stay.
+    const auto c = q4_k_rows(8, 2, false, rng);
+    const WeightView c_rows{DType::Q4_K, c.data(), 8, kCols};
+    for (const auto& [first, second] : {std::pair{b_rows, a_groups}, {c_rows, b_groups}}) {
+      std::vector<float> first_y(static_cast<size_t>(m * first.rows)), second_y(static_cast<size_t>(m * second.rows));
+      const WeightView ws[2] = {first, second};
+      float* const ys[2] = {first_y.data(), second_y.data()};
+      matmul_group(pool, x.data(), m, ws, ys);
+      std::vector<float> second_alone(second_y.size());
+      WeightView second_as_rows = second.data == a_grouped.data() ? a_rows : b_rows;
+      matmul(pool, x.data(), m, second_as_rows, second_alone.data());
+      CHECK(second_y == second_alone);
+    }
+  }
+}
+
+TEST_CASE("only packed Q4_K matrices of whole groups are regrouped, and matmul refuses other groups", "[row_groups]") {
+  std::mt19937 rng(5);
+  const auto w = q4_k_rows(40, 1, false, rng);
+  std::vector<std::byte> out(w.size());
+  const WeightView ragged{DType::Q4_K, w.data(), 40, 256};
+  CHECK_FALSE(row_groups_supported(ragged));
+  CHECK_THROWS_AS(write_row_groups(ragged, out.data()), KernelArgumentError);
+  CHECK_FALSE(row_groups_supported(WeightView{DType::Q8_0, w.data(), 32, 256}));
+  CHECK_FALSE(row_groups_supported(ragged.row_slice(0, 32).column_slice(0, 128)));
+  CHECK(row_groups_supported(ragged.row_slice(0, 32)) == groups_read_here());
+
+  ThreadPool pool(1);
+  std::vector<float> x(256, 1.0f), y(40);
+  WeightView wrong{DType::Q8_0, w.data(), 32, 256};
+  wrong.layout = WeightLayout::RowGroups;
+  CHECK_THROWS_AS(matmul(pool, x.data(), 1, wrong, y.data()), KernelArgumentError);
+  WeightView ragged_groups = ragged;
+  ragged_groups.layout = WeightLayout::RowGroups;
+  CHECK_THROWS_AS(matmul(pool, x.data(), 1, ragged_groups, y.data()), KernelArgumentError);
+}
