@@ -25,9 +25,9 @@ __m512i broadcast4(const int8_t* q) {
 
 // Block b of one group against J activation rows: lane r of each total is row r's. The integer
 // sums are the band kernels' (Σ scale · value · activation and Σ min · activation sums, exact)
-// and the float steps k_block_share's, so the bits are too.
-// `next` (or null) is the same block of the group after this one, fetched a line per part so its
-// misses overlap these products instead of stalling the next group's first.
+// and the float steps k_block_share's, so the bits are too. `next` (or null) is the same block
+// of the group after this one, fetched a line per part so its misses overlap these products
+// instead of stalling the next group's first.
 template <int J>
 void group_block(const std::byte* block, int64_t b, const QuantisedRowView* x, const std::byte* next, __m512 (&totals)[J]) {
   if (next != nullptr)
@@ -72,15 +72,20 @@ void group_block(const std::byte* block, int64_t b, const QuantisedRowView* x, c
       scaled[j] = _mm512_add_epi32(scaled[j], _mm512_add_epi32(_mm512_mullo_epi32(low[j], low_scale),
                                                                _mm512_mullo_epi32(high[j], high_scale)));
   }
+  // Row r's mins as 16-bit pairs in lane r: sub-blocks (0, 2), (1, 3), (4, 6) and (5, 7).
+  const __m512i even_bytes = _mm512_set1_epi32(0x00FF00FF);
+  const __m512i min_pairs[4] = {_mm512_and_si512(mins[0], even_bytes), _mm512_srli_epi16(mins[0], 8),
+                                _mm512_and_si512(mins[1], even_bytes), _mm512_srli_epi16(mins[1], 8)};
   for (int j = 0; j < J; ++j) {
-    alignas(32) int32_t sub_sums[8];  // each 32-value sub-block's activation sum
+    alignas(32) int32_t sub_sums[8];  // each 32-value sub-block's activation sum, |sum| < 2^15
     _mm256_store_si256(reinterpret_cast<__m256i*>(sub_sums),
                        _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].sums16 + 16 * b)),
                                          _mm256_set1_epi16(1)));
     __m512i min_sum = _mm512_setzero_si512();
-    for (int s = 0; s < 8; ++s) {
-      const __m512i min = _mm512_and_si512(_mm512_srli_epi32(mins[s / 4], 8 * (s % 4)), byte);
-      min_sum = _mm512_add_epi32(min_sum, _mm512_mullo_epi32(min, _mm512_set1_epi32(sub_sums[s])));
+    for (int k = 0; k < 4; ++k) {
+      const int first = 4 * (k / 2) + k % 2;  // the pair's sub-blocks: first and first + 2
+      const uint32_t sums = static_cast<uint16_t>(sub_sums[first]) | static_cast<uint32_t>(sub_sums[first + 2]) << 16;
+      min_sum = _mm512_dpwssd_epi32(min_sum, min_pairs[k], _mm512_set1_epi32(static_cast<int32_t>(sums)));
     }
     const __m512 a = _mm512_set1_ps(x[j].scales[b]);
     const __m512 share = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(d, a), _mm512_cvtepi32_ps(scaled[j])),
