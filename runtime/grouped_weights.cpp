@@ -30,7 +30,8 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
   if (total == 0) return;
   storage_ = LazyPages(static_cast<size_t>(total));
   std::byte* next = storage_.data();
-  for (const auto& [key, view] : as_stored) {
+  for (const auto& entry : as_stored) {
+    const kernels::WeightView& view = entry.second;  // named, so the lambda below can capture it
     const int64_t groups = view.rows / kernels::kRowGroupRows, group_bytes = kernels::kRowGroupRows * view.row_stride();
     pool.parallel_for(groups, [&](int64_t begin, int64_t end) {
       kernels::write_row_groups(view.row_slice(begin * kernels::kRowGroupRows, end * kernels::kRowGroupRows),
@@ -39,7 +40,7 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
     kernels::WeightView grouped = view;
     grouped.data = next;
     grouped.layout = kernels::WeightLayout::RowGroups;
-    views_.emplace(key, grouped);
+    views_.emplace(entry.first, grouped);
     next += aligned(view.total_bytes());
   }
 }
