@@ -153,10 +153,8 @@ void check_arguments(const float* x, int64_t m, const WeightView& w, const float
   // A packed matrix holds whole blocks; a column slice (strided) may start or end inside one.
   require(w.stride != 0 || row_length_supported(w.dtype, w.cols), "matmul",
           "row length " + std::to_string(w.cols) + " is not valid for " + std::string(dtype_name(w.dtype)));
-  require(w.layout == WeightLayout::Rows ||
-              (w.dtype == DType::Q4_K && w.packed() && w.rows % kRowGroupRows == 0 &&
-               cpu::integer_dot_kernels().q4_k_groups != nullptr),
-          "matmul", "row groups of a matrix this CPU's kernels cannot read in groups");
+  require(w.layout == WeightLayout::Rows || row_groups_readable(w), "matmul",
+          "row groups of a matrix this CPU's kernels cannot read in groups");
 }
 
 }  // namespace

@@ -35,11 +35,12 @@ void regroup_block(const std::byte* first_row_block, int64_t row_stride, std::by
 
 }  // namespace
 
-bool row_groups_supported(const WeightView& w) {
-  return w.dtype == DType::Q4_K && w.layout == WeightLayout::Rows && w.packed() && w.rows > 0 &&
-         w.rows % kRowGroupRows == 0 && row_length_supported(w.dtype, w.cols) &&
-         cpu::integer_dot_kernels().q4_k_groups != nullptr;
+bool row_groups_readable(const WeightView& w) {
+  return w.dtype == DType::Q4_K && w.packed() && w.rows > 0 && w.rows % kRowGroupRows == 0 &&
+         row_length_supported(w.dtype, w.cols) && cpu::integer_dot_kernels().q4_k_groups != nullptr;
 }
+
+bool row_groups_supported(const WeightView& w) { return w.layout == WeightLayout::Rows && row_groups_readable(w); }
 
 WeightView write_row_groups(const WeightView& w, std::byte* out) {
   require(row_groups_supported(w), "write_row_groups", "not a matrix this CPU's kernels read in row groups");

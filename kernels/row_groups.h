@@ -20,8 +20,10 @@ namespace snapstream::kernels {
 
 inline constexpr int64_t kRowGroupRows = 16;
 
-// Whether `w` can be regrouped and this CPU's integer kernels read the result: Q4_K rows of
+// Whether this CPU's integer kernels read w's rows in groups, whatever its layout: Q4_K rows of
 // whole blocks, packed, in whole groups.
+bool row_groups_readable(const WeightView& w);
+// Whether `w` is stored as rows and row_groups_readable: what write_row_groups takes.
 bool row_groups_supported(const WeightView& w);
 
 // Writes w's bytes regrouped to `out` (w.total_bytes() of them) and returns the view that reads

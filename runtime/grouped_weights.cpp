@@ -6,13 +6,6 @@
 #include "runtime/model_weight_kinds.h"
 
 namespace snapstream::runtime {
-namespace {
-
-constexpr int64_t kAlignment = 64;
-
-int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
-
-}  // namespace
 
 GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& graphs, int32_t shard, kernels::ThreadPool& pool) {
   std::map<Key, kernels::WeightView> as_stored;
@@ -26,7 +19,7 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
       if (kernels::row_groups_supported(view)) as_stored.emplace(key, view);
     }
   int64_t total = 0;
-  for (const auto& [key, view] : as_stored) total += aligned(view.total_bytes());
+  for (const auto& [key, view] : as_stored) total += cache_line_aligned(view.total_bytes());
   if (total == 0) return;
   storage_ = LazyPages(static_cast<size_t>(total));
   std::byte* next = storage_.data();
@@ -41,7 +34,7 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
     grouped.data = next;
     grouped.layout = kernels::WeightLayout::RowGroups;
     views_.emplace(entry.first, grouped);
-    next += aligned(view.total_bytes());
+    next += cache_line_aligned(view.total_bytes());
   }
 }
 

@@ -9,16 +9,12 @@
 namespace snapstream::runtime {
 namespace {
 
-constexpr int64_t kAlignment = 64;
-
 // Bytes of each packed row of `view`: whole blocks from the one holding its first column.
 int64_t packed_row_bytes(const kernels::WeightView& view) {
   const kernels::BlockLayout block = kernels::block_layout(view.dtype);
   const int64_t blocks = (view.first_col + view.cols + block.elements - 1) / block.elements;
   return blocks * block.bytes;
 }
-
-int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
 }  // namespace
 
@@ -34,14 +30,14 @@ HeldWeightSlices::HeldWeightSlices(const Model& model, const graph::GraphCache& 
         in_place.emplace(key, graph::slice_of(model_matrix(model, op.weight.kind, op.layer), op.weight));
     }
   int64_t total = 0;
-  for (const auto& [key, view] : in_place) total += aligned(view.rows * packed_row_bytes(view));
+  for (const auto& [key, view] : in_place) total += cache_line_aligned(view.rows * packed_row_bytes(view));
   storage_ = LazyPages(static_cast<size_t>(total));
   std::byte* next = storage_.data();
   for (const auto& [key, view] : in_place) {
     const int64_t row_bytes = packed_row_bytes(view);
     for (int64_t r = 0; r < view.rows; ++r) std::memcpy(next + r * row_bytes, view.row(r), static_cast<size_t>(row_bytes));
     views_.emplace(key, kernels::WeightView{view.dtype, next, view.rows, view.cols, row_bytes, view.first_col});
-    next += aligned(view.rows * row_bytes);
+    next += cache_line_aligned(view.rows * row_bytes);
   }
 }
 

@@ -4,8 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace snapstream::runtime {
+
+// `bytes` rounded up to a whole cache line, where copies packed into one buffer start.
+inline int64_t cache_line_aligned(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
 class LazyPages {
  public:

@@ -18,6 +18,9 @@
 #include "kernels/cpu/integer_dot_blocks.h"
 #include "kernels/cpu/integer_dots.h"
 #include "kernels/cpu/row_group_dots.h"
+#ifdef SNAPSTREAM_AVX512_VNNI
+#include "kernels/cpu/k_scales16_avx512.h"
+#endif
 
 #if defined(SNAPSTREAM_AVX512_VNNI)
 #define SNAPSTREAM_INTEGER_DOTS kAvx512VnniIntegerDots
@@ -581,27 +584,11 @@ inline void q45_k_block_lanes(const std::byte* block, int64_t b, const Quantised
   for (int j = 0; j < M; ++j) mins[j] = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
 }
 
-// The scales and mins of one block in sixteen rows, unpacked side by side (unpack_k_scales_x86's
-// bit moves on all rows at once): lane r of scales[0] holds row r's scales 0-3 as bytes, of
-// scales[1] its scales 4-7; mins likewise.
-struct KScales16 {
-  __m512i scales[2];
-  __m512i mins[2];
-};
+// The scales and mins of one block in sixteen rows, unpacked side by side, the rows' words
+// gathered row_offsets apart.
 inline KScales16 unpack_k_scales16(const std::byte* packed, __m512i row_offsets) {
-  const __m512i word0 = _mm512_i32gather_epi32(row_offsets, packed, 1);
-  const __m512i word1 = _mm512_i32gather_epi32(row_offsets, packed + 4, 1);
-  const __m512i word2 = _mm512_i32gather_epi32(row_offsets, packed + 8, 1);
-  const __m512i low6 = _mm512_set1_epi32(0x3F3F3F3F), low4 = _mm512_set1_epi32(0x0F0F0F0F);
-  const __m512i top2 = _mm512_set1_epi32(0x03030303);
-  KScales16 out;
-  out.scales[0] = _mm512_and_si512(word0, low6);
-  out.mins[0] = _mm512_and_si512(word1, low6);
-  out.scales[1] = _mm512_or_si512(_mm512_and_si512(word2, low4),
-                                  _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(word0, 6), top2), 4));
-  out.mins[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(word2, 4), low4),
-                                _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(word1, 6), top2), 4));
-  return out;
+  return unpack_k_scale_words(_mm512_i32gather_epi32(row_offsets, packed, 1), _mm512_i32gather_epi32(row_offsets, packed + 4, 1),
+                              _mm512_i32gather_epi32(row_offsets, packed + 8, 1));
 }
 
 // The sixteen rows' scales widened to 16 bits, four rows per register: interleaving scales[0]

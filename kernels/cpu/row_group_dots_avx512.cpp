@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/k_scales16_avx512.h"
 #include "kernels/cpu/row_group_dots.h"
 #include "kernels/row_groups.h"
 
@@ -37,17 +38,10 @@ void group_block(const std::byte* block, int64_t b, const QuantisedRowView* x, c
   const __m512i nibble = _mm512_set1_epi8(0x0F), byte = _mm512_set1_epi32(0xFF);
   const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)));
   const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32)));
-  // The six-bit scales and mins, bytes s % 4 of lane r holding row r's sub-block s: the bit moves
-  // of unpack_k_scales on sixteen rows at once.
-  const __m512i word0 = _mm512_loadu_si512(block + kScalesAt), word1 = _mm512_loadu_si512(block + kScalesAt + 64);
-  const __m512i word2 = _mm512_loadu_si512(block + kScalesAt + 128);
-  const __m512i low6 = _mm512_set1_epi32(0x3F3F3F3F), low4 = _mm512_set1_epi32(0x0F0F0F0F), top2 = _mm512_set1_epi32(0x03030303);
-  const __m512i scales[2] = {_mm512_and_si512(word0, low6),
-                             _mm512_or_si512(_mm512_and_si512(word2, low4),
-                                             _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(word0, 6), top2), 4))};
-  const __m512i mins[2] = {_mm512_and_si512(word1, low6),
-                           _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(word2, 4), low4),
-                                           _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(word1, 6), top2), 4))};
+  // Byte s % 4 of lane r holds row r's scale (or min) of sub-block s.
+  const KScales16 unpacked =
+      unpack_k_scale_words(_mm512_loadu_si512(block + kScalesAt), _mm512_loadu_si512(block + kScalesAt + 64),
+                           _mm512_loadu_si512(block + kScalesAt + 128));
   const std::byte* parts = block + kPartsAt;
   __m512i scaled[J];
   for (auto& s : scaled) s = _mm512_setzero_si512();
@@ -68,16 +62,16 @@ void group_block(const std::byte* block, int64_t b, const QuantisedRowView* x, c
         high[j] = _mm512_dpbusd_epi32(high[j], high_values, broadcast4(a + 128 + 4 * p));
       }
     }
-    const __m512i low_scale = _mm512_and_si512(_mm512_srli_epi32(scales[0], 8 * s), byte);
-    const __m512i high_scale = _mm512_and_si512(_mm512_srli_epi32(scales[1], 8 * s), byte);
+    const __m512i low_scale = _mm512_and_si512(_mm512_srli_epi32(unpacked.scales[0], 8 * s), byte);
+    const __m512i high_scale = _mm512_and_si512(_mm512_srli_epi32(unpacked.scales[1], 8 * s), byte);
     for (int j = 0; j < J; ++j)
       scaled[j] = _mm512_add_epi32(scaled[j], _mm512_add_epi32(_mm512_mullo_epi32(low[j], low_scale),
                                                                _mm512_mullo_epi32(high[j], high_scale)));
   }
   // Row r's mins as 16-bit pairs in lane r: sub-blocks (0, 2), (1, 3), (4, 6) and (5, 7).
   const __m512i even_bytes = _mm512_set1_epi32(0x00FF00FF);
-  const __m512i min_pairs[4] = {_mm512_and_si512(mins[0], even_bytes), _mm512_srli_epi16(mins[0], 8),
-                                _mm512_and_si512(mins[1], even_bytes), _mm512_srli_epi16(mins[1], 8)};
+  const __m512i min_pairs[4] = {_mm512_and_si512(unpacked.mins[0], even_bytes), _mm512_srli_epi16(unpacked.mins[0], 8),
+                                _mm512_and_si512(unpacked.mins[1], even_bytes), _mm512_srli_epi16(unpacked.mins[1], 8)};
   for (int j = 0; j < J; ++j) {
     alignas(32) int32_t sub_sums[8];  // each 32-value sub-block's activation sum, |sum| < 2^15
     _mm256_store_si256(reinterpret_cast<__m256i*>(sub_sums),
