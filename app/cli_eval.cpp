@@ -103,7 +103,7 @@ void run_task_command(const EvalArgs& a) {
   const auto results = eval::run_task_eval(*model, pool, plan, haystack, [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
   std::cout << eval::task_table(results);
   eval::write_task_report(a.out, {model_file_name(a.model), texts.source, plan, a.command}, results);
-  std::cout << "wrote " << a.out << "/results.csv, report.md and accuracy-TASK.png per task\n";
+  std::cout << "wrote " << a.out << "/results.csv, answers.jsonl, report.md and accuracy-TASK.png per task\n";
 }
 
 // Streaming: NLL per window along streams longer than the context, under each cache.

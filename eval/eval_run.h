@@ -26,6 +26,13 @@ struct EvalRow {
   runtime::SnapStreamConfig cache;
 };
 
+// One retrieval instance's outcome under a row: what it should answer, what was generated.
+struct InstanceAnswer {
+  std::string expected;   // the scoring completion, e.g. " 4821."
+  std::string generated;  // the greedy tokens after the prompt, decoded
+  bool right = false;
+};
+
 struct EvalResult {
   std::string task = "continuation";  // or a retrieval task (eval/retrieval_tasks.h)
   int64_t context = 0;                 // tokens per document: L + M, or a retrieval instance's length
@@ -38,6 +45,7 @@ struct EvalResult {
   double agree64 = 0;
   double attention_recall = 0;  // the full cache's attention mass on positions the policy kept
   double accuracy = -1;         // retrieval tasks: share of answers exactly right; -1 elsewhere
+  std::vector<InstanceAnswer> answers;  // retrieval tasks: every instance's, in instance order
   double nll_gap() const { return nll - nll_full; }
 };
 

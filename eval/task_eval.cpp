@@ -13,11 +13,18 @@ namespace {
 // permitting, so an answer spelled in more tokens is still read to its full stop.
 constexpr int64_t kSpareAnswerTokens = 2;
 
-double accuracy_of(const std::vector<DocumentRun>& runs, const std::vector<TaskInstance>& instances,
-                   const runtime::Tokenizer& tokenizer) {
+// Each instance's answer under a row, and the share right.
+void score(const std::vector<DocumentRun>& runs, const std::vector<TaskInstance>& instances,
+           const runtime::Tokenizer& tokenizer, EvalResult& result) {
   int64_t right = 0;
-  for (size_t i = 0; i < runs.size(); ++i) right += answers(instances[i], tokenizer.decode(runs[i].greedy));
-  return static_cast<double>(right) / static_cast<double>(std::max<size_t>(1, runs.size()));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    InstanceAnswer& answer = result.answers.emplace_back();
+    answer.expected = instances[i].answer;
+    answer.generated = tokenizer.decode(runs[i].greedy);
+    answer.right = answers(instances[i], answer.generated);
+    right += answer.right;
+  }
+  result.accuracy = static_cast<double>(right) / static_cast<double>(std::max<size_t>(1, runs.size()));
 }
 
 }  // namespace
@@ -63,7 +70,7 @@ std::vector<EvalResult> run_task_eval(const runtime::Model& model, kernels::Thre
       auto finish = [&](EvalResult result, const std::vector<DocumentRun>& runs) {
         result.task = std::string(retrieval_task_name(task));
         result.context = context;
-        result.accuracy = accuracy_of(runs, instances, model.tokenizer);
+        score(runs, instances, model.tokenizer, result);
         results.push_back(std::move(result));
       };
       const EvalRow full = full_cache_row(plan.rows, context);

@@ -11,6 +11,7 @@
 
 #include "eval/eval_report.h"
 #include "eval/gnuplot.h"
+#include "eval/instance_answers.h"
 
 namespace snapstream::eval {
 namespace {
@@ -180,6 +181,7 @@ std::string task_table(const std::vector<EvalResult>& results) {
 void write_task_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<EvalResult>& results) {
   std::filesystem::create_directories(dir);
   write_report_file(dir / "results.csv", eval_csv(results));
+  write_report_file(dir / "answers.jsonl", instance_answers_jsonl(results));
   const Lookup lookup(results, setting.plan.rows);
   const auto tasks = task_names(setting.plan);
   for (const auto& task : tasks) plot_task(dir, setting, task, results);

@@ -1,5 +1,6 @@
-// The outputs of `snapstream eval --task niah,multikey,...`: a table on stdout, results.csv, and
-// report.md with accuracy by task, policy and budget, what the numbers show, and a plot per task.
+// The outputs of `snapstream eval --task niah,multikey,...`: a table on stdout, results.csv,
+// every instance's answer, and report.md with accuracy by task, policy and budget, what the
+// numbers show, and a plot per task.
 #pragma once
 
 #include <filesystem>
@@ -21,8 +22,8 @@ struct TaskSetting {
   std::string command;   // the command line that regenerates the report
 };
 
-// Writes results.csv, report.md and accuracy-TASK.png per task (accuracy against budget, a line
-// per policy and context) into `dir`.
+// Writes results.csv, answers.jsonl (eval/instance_answers.h), report.md and accuracy-TASK.png
+// per task (accuracy against budget, a line per policy and context) into `dir`.
 void write_task_report(const std::filesystem::path& dir, const TaskSetting& setting, const std::vector<EvalResult>& results);
 
 }  // namespace snapstream::eval

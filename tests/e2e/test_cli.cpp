@@ -6,6 +6,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/eval_answers.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -413,6 +414,27 @@ TEST_CASE("eval --task runs retrieval instances under every policy and budget an
   const auto again = test::run_command(command + shell_quote((dir / "b").string()));
   REQUIRE(again.exit_code == 0);
   CHECK(csv_text == test::read_text(dir / "b" / "results.csv"));
+  CHECK(test::read_text(dir / "a" / "answers.jsonl") == test::read_text(dir / "b" / "answers.jsonl"));
+
+  // answers.jsonl: every row's three instances, their rights adding up to the row's accuracy.
+  const auto answers = test::read_eval_answers(dir / "a" / "answers.jsonl");
+  std::istringstream csv_rows(csv_text);
+  std::getline(csv_rows, line);
+  int csv_rows_seen = 0;
+  while (std::getline(csv_rows, line)) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    REQUIRE(fields.size() == 17);
+    const std::string key = fields[0] + "," + fields[1] + "," + fields[2] + "," + fields[3];
+    INFO(key);
+    REQUIRE(answers.count(key) == 1);
+    CHECK(answers.at(key).lines == 3);
+    CHECK(std::stod(fields[16]) == Approx(answers.at(key).right / 3.0));
+    ++csv_rows_seen;
+  }
+  CHECK(csv_rows_seen == 20);
+  CHECK(answers.size() == 20);
 
   const auto too_long = test::run_command(binary() + " eval --model " + shell_quote((*models / "stories260K.gguf").string()) +
                                           " --task niah --contexts 1024 --generate 2 --out " + shell_quote((dir / "c").string()));

@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include "tests/support/eval_answers.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -52,4 +53,9 @@ TEST_CASE("the committed retrieval model answers needle questions with the full 
   REQUIRE(result.exit_code == 0);
   const std::string csv = test::read_text(dir.path() / "results.csv");
   CHECK(accuracy_of(csv, "niah,1024,full") >= kFullCacheNiah);
+  // The same answers one by one: here most are right, so the scoring rule is checked on real hits.
+  const auto answers = test::read_eval_answers(dir.path() / "answers.jsonl");
+  REQUIRE(answers.count("niah,1024,full,1024") == 1);
+  CHECK(answers.at("niah,1024,full,1024").lines == 20);
+  CHECK(answers.at("niah,1024,full,1024").right == Approx(20 * accuracy_of(csv, "niah,1024,full")));
 }
