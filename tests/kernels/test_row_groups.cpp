@@ -29,6 +29,22 @@ std::vector<std::byte> q4_k_rows(int64_t rows, int64_t blocks, bool raw_bytes, s
 
 bool groups_read_here() { return cpu::integer_dot_kernels().q4_k_groups != nullptr; }
 
+// Calls check(variant, grouped) for every variant this CPU runs that reads row groups, with the
+// rows of `rows` (w's bytes) regrouped into `grouped`; warns when there is none.
+template <typename Check>
+void for_each_group_variant(const std::vector<std::byte>& w, const WeightView& rows, Check check) {
+  bool any = false;
+  for (const cpu::IntegerDotKernels* variant : cpu::runnable_integer_dot_kernels()) {
+    if (variant->q4_k_groups == nullptr) continue;
+    any = true;
+    INFO("variant " << variant->isa);
+    std::vector<std::byte> grouped(w.size());
+    REQUIRE(write_row_groups(rows, grouped.data()).layout == WeightLayout::RowGroups);
+    check(*variant, grouped.data());
+  }
+  if (!any) WARN("no integer variant on this CPU reads row groups; nothing to compare");
+}
+
 }  // namespace
 
 TEST_CASE("row-group dot products give the band kernels' bits for any run of groups and rows", "[row_groups]") {
@@ -53,29 +69,55 @@ TEST_CASE("row-group dot products give the band kernels' bits for any run of gro
   std::vector<float> expected(kRows * kWeightRows);
   cpu::kPortableIntegerDots.q4_k(w.data(), row_stride, kWeightRows, blocks, views.data(), kRows, expected.data(), kWeightRows);
 
-  const WeightView rows_view{DType::Q4_K, w.data(), kWeightRows, n};
-  bool any = false;
-  for (const cpu::IntegerDotKernels* variant : cpu::runnable_integer_dot_kernels()) {
-    if (variant->q4_k_groups == nullptr) continue;
-    any = true;
-    INFO("variant " << variant->isa);
-    std::vector<std::byte> grouped(w.size());
-    const WeightView groups = write_row_groups(rows_view, grouped.data());
-    REQUIRE(groups.layout == WeightLayout::RowGroups);
+  for_each_group_variant(w, WeightView{DType::Q4_K, w.data(), kWeightRows, n}, [&](const cpu::IntegerDotKernels& variant,
+                                                                                  const std::byte* grouped) {
     // Runs of groups with runs of activation rows: how many share a pass changes the tiling.
     for (const auto& [first, last] : {std::pair<int64_t, int64_t>{0, 3}, {1, 3}, {2, 3}})
       for (const int64_t m : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{11}}) {
         INFO("groups " << first << " to " << last << ", the last " << m << " activation rows");
         std::vector<float> part(static_cast<size_t>(m * kWeightRows), -1.0f);
-        variant->q4_k_groups(grouped.data() + first * 16 * row_stride, last - first, blocks, views.data() + (kRows - m), m,
-                             part.data() + 16 * first, kWeightRows);
+        variant.q4_k_groups(grouped + first * 16 * row_stride, last - first, blocks, views.data() + (kRows - m), m,
+                            part.data() + 16 * first, kWeightRows);
         for (int64_t j = 0; j < m; ++j)
           for (int64_t r = 16 * first; r < 16 * last; ++r)
             REQUIRE(part[static_cast<size_t>(j * kWeightRows + r)] ==
                     expected[static_cast<size_t>((kRows - m + j) * kWeightRows + r)]);
       }
+  });
+}
+
+TEST_CASE("row-group dot products stay exact at the largest sums a block can hold", "[row_groups]") {
+  // Every nibble 15 and every 6-bit scale and min 63 (all bytes 0xFF, finite f16 scales), against
+  // activations all at the same end of the 8-bit range or at both ends: the sums the kernels keep
+  // in narrow lanes before scaling are as large as they can be.
+  constexpr int64_t kWeightRows = 32, kBlocks = 2, n = 256 * kBlocks, row_stride = 144 * kBlocks;
+  std::vector<std::byte> w(static_cast<size_t>(kWeightRows * row_stride), std::byte{0xFF});
+  for (int64_t r = 0; r < kWeightRows; ++r)
+    for (int64_t b = 0; b < kBlocks; ++b)
+      for (const size_t offset : {size_t{0}, size_t{2}}) {
+        const uint16_t bits = f32_to_f16(r % 2 == 0 ? 1.0f : -0.5f);
+        std::memcpy(w.data() + r * row_stride + b * 144 + offset, &bits, 2);
+      }
+  std::vector<QuantisedRow> rows(3);
+  std::vector<cpu::QuantisedRowView> views;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    // All -127; all +127 but the first value (the extreme maps to -127); alternating ends.
+    std::vector<float> x(static_cast<size_t>(n), j == 0 ? -1.0f : 1.0f);
+    x[0] = -1.0f;
+    if (j == 2)
+      for (size_t i = 1; i < x.size(); i += 2) x[i] = -1.0f;
+    quantise_activation_row(DType::Q4_K, x.data(), n, rows[j]);
+    views.push_back(view(rows[j]));
   }
-  if (!any) WARN("no integer variant on this CPU reads row groups; nothing to compare");
+  const auto m = static_cast<int64_t>(rows.size());
+  std::vector<float> expected(static_cast<size_t>(m * kWeightRows));
+  cpu::kPortableIntegerDots.q4_k(w.data(), row_stride, kWeightRows, kBlocks, views.data(), m, expected.data(), kWeightRows);
+  for_each_group_variant(w, WeightView{DType::Q4_K, w.data(), kWeightRows, n}, [&](const cpu::IntegerDotKernels& variant,
+                                                                                  const std::byte* grouped) {
+    std::vector<float> got(expected.size(), -1.0f);
+    variant.q4_k_groups(grouped, kWeightRows / 16, kBlocks, views.data(), m, got.data(), kWeightRows);
+    CHECK(got == expected);
+  });
 }
 
 TEST_CASE("matmul on regrouped Q4_K weights gives the bits of the rows as stored", "[row_groups]") {
