@@ -29,17 +29,17 @@ std::vector<std::byte> q4_k_rows(int64_t rows, int64_t blocks, bool raw_bytes, s
 
 bool groups_read_here() { return cpu::integer_dot_kernels().q4_k_groups != nullptr; }
 
-// Calls check(variant, grouped) for every variant this CPU runs that reads row groups, with the
-// rows of `rows` (w's bytes) regrouped into `grouped`; warns when there is none.
+// Calls check(variant, grouped) for every variant this CPU runs that reads row groups, with w's
+// Q4_K rows (rows x cols) regrouped into `grouped`; warns when there is none.
 template <typename Check>
-void for_each_group_variant(const std::vector<std::byte>& w, const WeightView& rows, Check check) {
+void for_each_group_variant(const std::vector<std::byte>& w, int64_t rows, int64_t cols, Check check) {
   bool any = false;
   for (const cpu::IntegerDotKernels* variant : cpu::runnable_integer_dot_kernels()) {
     if (variant->q4_k_groups == nullptr) continue;
     any = true;
     INFO("variant " << variant->isa);
     std::vector<std::byte> grouped(w.size());
-    REQUIRE(write_row_groups(rows, grouped.data()).layout == WeightLayout::RowGroups);
+    REQUIRE(write_row_groups(WeightView{DType::Q4_K, w.data(), rows, cols}, grouped.data()).layout == WeightLayout::RowGroups);
     check(*variant, grouped.data());
   }
   if (!any) WARN("no integer variant on this CPU reads row groups; nothing to compare");
@@ -69,8 +69,7 @@ TEST_CASE("row-group dot products give the band kernels' bits for any run of gro
   std::vector<float> expected(kRows * kWeightRows);
   cpu::kPortableIntegerDots.q4_k(w.data(), row_stride, kWeightRows, blocks, views.data(), kRows, expected.data(), kWeightRows);
 
-  for_each_group_variant(w, WeightView{DType::Q4_K, w.data(), kWeightRows, n}, [&](const cpu::IntegerDotKernels& variant,
-                                                                                  const std::byte* grouped) {
+  for_each_group_variant(w, kWeightRows, n, [&](const cpu::IntegerDotKernels& variant, const std::byte* grouped) {
     // Runs of groups with runs of activation rows: how many share a pass changes the tiling.
     for (const auto& [first, last] : {std::pair<int64_t, int64_t>{0, 3}, {1, 3}, {2, 3}})
       for (const int64_t m : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{11}}) {
@@ -112,8 +111,7 @@ TEST_CASE("row-group dot products stay exact at the largest sums a block can hol
   const auto m = static_cast<int64_t>(rows.size());
   std::vector<float> expected(static_cast<size_t>(m * kWeightRows));
   cpu::kPortableIntegerDots.q4_k(w.data(), row_stride, kWeightRows, kBlocks, views.data(), m, expected.data(), kWeightRows);
-  for_each_group_variant(w, WeightView{DType::Q4_K, w.data(), kWeightRows, n}, [&](const cpu::IntegerDotKernels& variant,
-                                                                                  const std::byte* grouped) {
+  for_each_group_variant(w, kWeightRows, n, [&](const cpu::IntegerDotKernels& variant, const std::byte* grouped) {
     std::vector<float> got(expected.size(), -1.0f);
     variant.q4_k_groups(grouped, kWeightRows / 16, kBlocks, views.data(), m, got.data(), kWeightRows);
     CHECK(got == expected);
