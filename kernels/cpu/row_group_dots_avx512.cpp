@@ -15,10 +15,12 @@ namespace {
 
 constexpr int64_t kGroupBlockBytes = 16 * 144;
 constexpr int64_t kScalesAt = 64, kPartsAt = 256;
-// Activation rows one pass over a group keeps accumulators for (registers: four per row).
+// Activation rows one pass over a block keeps accumulators for (registers: three per row).
 constexpr int kMaxRows = 4;
-// Quantised activation bytes the groups meet at a time.
+// Quantised activation bytes the groups meet at a time, and the most rows that makes (rows of
+// one block).
 constexpr int64_t kChunkBytes = 16 * 1024;
+constexpr int64_t kMaxChunk = std::max<int64_t>(kMaxRows, kChunkBytes / 256 / kMaxRows * kMaxRows);
 
 __m512i broadcast4(const int8_t* q) {
   int32_t four;
@@ -26,22 +28,53 @@ __m512i broadcast4(const int8_t* q) {
   return _mm512_set1_epi32(four);
 }
 
-// Block b of one group against J activation rows: lane r of each total is row r's. The integer
-// sums are the band kernels' (Σ scale · value · activation and Σ min · activation sums, exact)
-// and the float steps k_block_share's, so the bits are too. `next` (or null) is the same block
-// of the group after this one, fetched a line per part so its misses overlap these products
-// instead of stalling the next group's first.
-template <int J>
-void group_block(const std::byte* block, int64_t b, const QuantisedRowView* x, const std::byte* next, __m512 (&totals)[J]) {
-  if (next != nullptr)
-    for (int64_t at = 0; at < kPartsAt; at += 64) _mm_prefetch(reinterpret_cast<const char*>(next + at), _MM_HINT_T0);
-  const __m512i nibble = _mm512_set1_epi8(0x0F), byte = _mm512_set1_epi32(0xFF);
-  const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)));
-  const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32)));
+// What one block of a group contributes besides its values, unpacked once for every pass of
+// activation rows over it (row r in lane r).
+struct BlockTerms {
+  __m512 d, dmin;
+  // Sub-block s's scale times sixteen (its values are the parts' low nibbles), and sub-block
+  // s + 4's scale (its values are the high nibbles, multiplied in place, so sixteen times theirs):
+  // every scaled sum comes out sixteen times the block's, which no lane's int32 overflows.
+  __m512i low_scales[4], high_scales[4];
+  // Row r's mins as 16-bit pairs in lane r: sub-blocks (0, 2), (1, 3), (4, 6) and (5, 7).
+  __m512i min_pairs[4];
+};
+
+BlockTerms block_terms(const std::byte* block) {
+  BlockTerms terms;
+  terms.d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)));
+  terms.dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32)));
   // Byte s % 4 of lane r holds row r's scale (or min) of sub-block s.
   const KScales16 unpacked =
       unpack_k_scale_words(_mm512_loadu_si512(block + kScalesAt), _mm512_loadu_si512(block + kScalesAt + 64),
                            _mm512_loadu_si512(block + kScalesAt + 128));
+  const __m512i byte = _mm512_set1_epi32(0xFF);
+  for (int s = 0; s < 4; ++s) {
+    terms.low_scales[s] = _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(unpacked.scales[0], 8 * s), byte), 4);
+    terms.high_scales[s] = _mm512_and_si512(_mm512_srli_epi32(unpacked.scales[1], 8 * s), byte);
+  }
+  const __m512i even_bytes = _mm512_set1_epi32(0x00FF00FF);
+  terms.min_pairs[0] = _mm512_and_si512(unpacked.mins[0], even_bytes);
+  terms.min_pairs[1] = _mm512_srli_epi16(unpacked.mins[0], 8);
+  terms.min_pairs[2] = _mm512_and_si512(unpacked.mins[1], even_bytes);
+  terms.min_pairs[3] = _mm512_srli_epi16(unpacked.mins[1], 8);
+  return terms;
+}
+
+// Block b of one group against J activation rows, their running totals kept in `totals` (a
+// row's sixteen apart): lane r of each is row r's. The integer sums are the band kernels' times
+// sixteen (Σ scale · value · activation and Σ min · activation sums, exact) and the float steps
+// k_block_share's, so the bits are too. `next` (or null) is the same block of the group after
+// this one, fetched a line per part so its misses overlap these products instead of stalling the
+// next group's first.
+template <int J>
+void block_rows(const std::byte* block, const BlockTerms& terms, int64_t b, const QuantisedRowView* x, const std::byte* next,
+                float* totals) {
+  if (next != nullptr)
+    for (int64_t at = 0; at < kPartsAt; at += 64) _mm_prefetch(reinterpret_cast<const char*>(next + at), _MM_HINT_T0);
+  // High nibbles are multiplied where they lie: one AND instead of a shift (which takes the
+  // port the dot products need) and an AND.
+  const __m512i low_nibbles = _mm512_set1_epi8(0x0F), high_nibbles = _mm512_set1_epi8(static_cast<char>(0xF0));
   const std::byte* parts = block + kPartsAt;
   __m512i scaled[J];
   for (auto& s : scaled) s = _mm512_setzero_si512();
@@ -54,24 +87,20 @@ void group_block(const std::byte* block, int64_t b, const QuantisedRowView* x, c
       const int p = 8 * s + k;
       if (next != nullptr) _mm_prefetch(reinterpret_cast<const char*>(next + kPartsAt + 64 * p), _MM_HINT_T0);
       const __m512i part = _mm512_loadu_si512(parts + 64 * p);
-      const __m512i low_values = _mm512_and_si512(part, nibble);
-      const __m512i high_values = _mm512_and_si512(_mm512_srli_epi16(part, 4), nibble);
+      const __m512i low_values = _mm512_and_si512(part, low_nibbles);
+      const __m512i high_values = _mm512_and_si512(part, high_nibbles);
       for (int j = 0; j < J; ++j) {
         const int8_t* a = x[j].q + 256 * b;
         low[j] = _mm512_dpbusd_epi32(low[j], low_values, broadcast4(a + 4 * p));
         high[j] = _mm512_dpbusd_epi32(high[j], high_values, broadcast4(a + 128 + 4 * p));
       }
     }
-    const __m512i low_scale = _mm512_and_si512(_mm512_srli_epi32(unpacked.scales[0], 8 * s), byte);
-    const __m512i high_scale = _mm512_and_si512(_mm512_srli_epi32(unpacked.scales[1], 8 * s), byte);
     for (int j = 0; j < J; ++j)
-      scaled[j] = _mm512_add_epi32(scaled[j], _mm512_add_epi32(_mm512_mullo_epi32(low[j], low_scale),
-                                                               _mm512_mullo_epi32(high[j], high_scale)));
+      scaled[j] = _mm512_add_epi32(scaled[j], _mm512_add_epi32(_mm512_mullo_epi32(low[j], terms.low_scales[s]),
+                                                               _mm512_mullo_epi32(high[j], terms.high_scales[s])));
   }
-  // Row r's mins as 16-bit pairs in lane r: sub-blocks (0, 2), (1, 3), (4, 6) and (5, 7).
-  const __m512i even_bytes = _mm512_set1_epi32(0x00FF00FF);
-  const __m512i min_pairs[4] = {_mm512_and_si512(unpacked.mins[0], even_bytes), _mm512_srli_epi16(unpacked.mins[0], 8),
-                                _mm512_and_si512(unpacked.mins[1], even_bytes), _mm512_srli_epi16(unpacked.mins[1], 8)};
+  // Converting sixteen times an integer and dividing by sixteen gives the integer's conversion.
+  const __m512 sixteenth = _mm512_set1_ps(1.0f / 16.0f);
   for (int j = 0; j < J; ++j) {
     alignas(32) int32_t sub_sums[8];  // each 32-value sub-block's activation sum, |sum| < 2^15
     _mm256_store_si256(reinterpret_cast<__m256i*>(sub_sums),
@@ -81,24 +110,14 @@ void group_block(const std::byte* block, int64_t b, const QuantisedRowView* x, c
     for (int k = 0; k < 4; ++k) {
       const int first = 4 * (k / 2) + k % 2;  // the pair's sub-blocks: first and first + 2
       const uint32_t sums = static_cast<uint16_t>(sub_sums[first]) | static_cast<uint32_t>(sub_sums[first + 2]) << 16;
-      min_sum = _mm512_dpwssd_epi32(min_sum, min_pairs[k], _mm512_set1_epi32(static_cast<int32_t>(sums)));
+      min_sum = _mm512_dpwssd_epi32(min_sum, terms.min_pairs[k], _mm512_set1_epi32(static_cast<int32_t>(sums)));
     }
     const __m512 a = _mm512_set1_ps(x[j].scales[b]);
-    const __m512 share = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(d, a), _mm512_cvtepi32_ps(scaled[j])),
-                                       _mm512_mul_ps(_mm512_mul_ps(dmin, a), _mm512_cvtepi32_ps(min_sum)));
-    totals[j] = _mm512_add_ps(totals[j], share);
+    const __m512 value_sum = _mm512_mul_ps(_mm512_cvtepi32_ps(scaled[j]), sixteenth);
+    const __m512 share = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(terms.d, a), value_sum),
+                                       _mm512_mul_ps(_mm512_mul_ps(terms.dmin, a), _mm512_cvtepi32_ps(min_sum)));
+    _mm512_store_ps(totals + 16 * j, _mm512_add_ps(_mm512_load_ps(totals + 16 * j), share));
   }
-}
-
-template <int J>
-void group_rows(const std::byte* group, int64_t blocks, const QuantisedRowView* x, float* y, int64_t y_stride,
-                const std::byte* next_group) {
-  __m512 totals[J];
-  for (auto& t : totals) t = _mm512_setzero_ps();
-  for (int64_t b = 0; b < blocks; ++b)
-    group_block<J>(group + b * kGroupBlockBytes, b, x, next_group == nullptr ? nullptr : next_group + b * kGroupBlockBytes,
-                   totals);
-  for (int j = 0; j < J; ++j) _mm512_storeu_ps(y + j * y_stride, totals[j]);
 }
 
 }  // namespace
@@ -107,22 +126,32 @@ void q4_k_group_dots_avx512(const std::byte* w, int64_t groups, int64_t blocks, 
                             float* y, int64_t y_stride) {
   // Activation rows in chunks that stay in L1 while every group meets them (prefill's 512 rows
   // would not fit; read again for each group from further out, they cost a sixth of the speed).
+  // Within a chunk each block is met by all its rows in turn, so a group's blocks are read
+  // once a chunk, not once per four rows (a 768x2048 matrix against 16 rows: 6% faster).
   const int64_t chunk = std::max<int64_t>(kMaxRows, kChunkBytes / (256 * blocks) / kMaxRows * kMaxRows);
+  alignas(64) float totals[kMaxChunk * kRowGroupRows];
   for (int64_t first = 0; first < m; first += chunk) {
     const int64_t end = std::min(m, first + chunk);
     for (int64_t g = 0; g < groups; ++g) {
       const std::byte* group = w + g * blocks * kGroupBlockBytes;
-      float* out = y + g * kRowGroupRows;
-      for (int64_t i = first; i < end; i += kMaxRows) {
-        // The first pass over a group fetches the next one.
-        const std::byte* next = i == first && g + 1 < groups ? group + blocks * kGroupBlockBytes : nullptr;
-        switch (std::min<int64_t>(kMaxRows, end - i)) {
-          case 1: group_rows<1>(group, blocks, x + i, out + i * y_stride, y_stride, next); break;
-          case 2: group_rows<2>(group, blocks, x + i, out + i * y_stride, y_stride, next); break;
-          case 3: group_rows<3>(group, blocks, x + i, out + i * y_stride, y_stride, next); break;
-          default: group_rows<4>(group, blocks, x + i, out + i * y_stride, y_stride, next); break;
+      std::fill_n(totals, (end - first) * kRowGroupRows, 0.0f);
+      for (int64_t b = 0; b < blocks; ++b) {
+        const std::byte* block = group + b * kGroupBlockBytes;
+        const BlockTerms terms = block_terms(block);
+        for (int64_t i = first; i < end; i += kMaxRows) {
+          // The first pass over a block fetches the next group's.
+          const std::byte* next = i == first && g + 1 < groups ? block + blocks * kGroupBlockBytes : nullptr;
+          float* t = totals + (i - first) * kRowGroupRows;
+          switch (std::min<int64_t>(kMaxRows, end - i)) {
+            case 1: block_rows<1>(block, terms, b, x + i, next, t); break;
+            case 2: block_rows<2>(block, terms, b, x + i, next, t); break;
+            case 3: block_rows<3>(block, terms, b, x + i, next, t); break;
+            default: block_rows<4>(block, terms, b, x + i, next, t); break;
+          }
         }
       }
+      for (int64_t i = first; i < end; ++i)
+        std::copy_n(totals + (i - first) * kRowGroupRows, kRowGroupRows, y + i * y_stride + g * kRowGroupRows);
     }
   }
 }
