@@ -94,9 +94,9 @@ struct ComputeRates {
 };
 
 ComputeRates compute_rates(const runtime::Model& model, kernels::ThreadPool& pool, const bench::GenerationBenchResult& result,
-                           int64_t concurrency, int passes) {
+                           int64_t concurrency, bool row_groups, int passes) {
   const kernels::WeightView& like = model.weights.layers.front().wq;
-  bench::ComputeProbe probe(like.dtype, like.cols, concurrency);
+  bench::ComputeProbe probe(like.dtype, like.cols, concurrency, row_groups);
   kernels::ThreadPool one_thread(1);
   ComputeRates rates;
   rates.all = probe.measure(pool, passes);
@@ -129,7 +129,7 @@ void run_bench(const BenchArgs& args) {
   const double peak = shares.read_bytes_per_s;
   std::optional<ComputeRates> compute;
   if (args.compute_passes > 0 && !model->weights.layers.empty())
-    compute = compute_rates(*model, pool, result, o.concurrency, args.compute_passes);
+    compute = compute_rates(*model, pool, result, o.concurrency, o.graphs.row_groups, args.compute_passes);
 
   if (args.json) {
     nlohmann::json out = {
@@ -159,6 +159,7 @@ void run_bench(const BenchArgs& args) {
       out["compute_multiply_adds_per_s"] = compute->all.multiply_adds_per_s;
       out["compute_multiply_adds_per_s_one_thread"] = compute->one.multiply_adds_per_s;
       out["decode_compute_share"] = compute->share();
+      out["compute_weights_regrouped"] = compute->all.regrouped;
     }
     if (o.profile)
       for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))
@@ -187,11 +188,11 @@ void run_bench(const BenchArgs& args) {
                              shares.weights * 100.0, shares.lowest_weights() * 100.0, shares.highest_weights() * 100.0,
                              shares.with_kv * 100.0);
   if (compute)
-    std::cout << fmt::format("arithmetic            {:.1f} G multiply-adds/s on {} threads, {:.1f} G on 1 ({} weights, {} "
+    std::cout << fmt::format("arithmetic            {:.1f} G multiply-adds/s on {} threads, {:.1f} G on 1 ({} weights{}, {} "
                              "activation rows, {} KiB in cache; best of {} passes)\n",
                              compute->all.multiply_adds_per_s / 1e9, compute->all.threads, compute->one.multiply_adds_per_s / 1e9,
-                             kernels::dtype_name(model->weights.wq_dtype()), o.concurrency, compute->all.weight_bytes >> 10,
-                             args.compute_passes)
+                             kernels::dtype_name(model->weights.wq_dtype()), compute->all.regrouped ? " in row groups" : "",
+                             o.concurrency, compute->all.weight_bytes >> 10, args.compute_passes)
               << fmt::format("decode compute share  {:.1f}% (the step's matmul multiply-adds against the {}-thread rate)\n",
                              compute->share() * 100.0, compute->all.threads);
   if (!result.decode_ranks.empty())

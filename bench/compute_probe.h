@@ -8,6 +8,7 @@
 
 #include "kernels/dtype.h"
 #include "kernels/thread_pool.h"
+#include "kernels/weight_view.h"
 
 namespace snapstream::bench {
 
@@ -16,14 +17,17 @@ struct ComputeResult {
   int threads = 0;
   int64_t activation_rows = 0;
   int64_t weight_bytes = 0;
+  bool regrouped = false;  // the matrix was read as row groups
 };
 
 class ComputeProbe {
  public:
   // A matrix stored as `dtype`, rows of `cols` values (a row length the type allows) and about
   // kWeightBytes in all, against `activation_rows` rows: a decode step's shape at that batch.
-  // Throws kernels::KernelArgumentError for a shape the type cannot store.
-  ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activation_rows);
+  // With `row_groups`, the matrix is regrouped where the engine's would be (kernels/row_groups.h),
+  // so the rate is that of the kernel decode runs. Throws kernels::KernelArgumentError for a
+  // shape the type cannot store.
+  ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activation_rows, bool row_groups);
   // Best of `passes` passes on the pool's threads, each of enough products to last a few
   // tens of milliseconds.
   ComputeResult measure(kernels::ThreadPool& pool, int passes);
@@ -34,7 +38,8 @@ class ComputeProbe {
  private:
   kernels::DType dtype_;
   int64_t rows_ = 0, cols_ = 0, activation_rows_ = 0;
-  std::vector<std::byte> weights_;
+  std::vector<std::byte> weights_, grouped_;
+  kernels::WeightView view_;
   std::vector<float> x_, y_;
 };
 

@@ -8,6 +8,7 @@
 #include "bench/compute_probe.h"
 #include "bench/generation_bench.h"
 #include "bench/memory_bandwidth.h"
+#include "kernels/cpu/integer_dots.h"
 #include "kernels/errors.h"
 #include "runtime/errors.h"
 #include "tests/support/stories_model.h"
@@ -28,21 +29,26 @@ TEST_CASE("the bandwidth probe reports positive rates for the buffer and threads
 
 TEST_CASE("the compute probe multiplies a cache-sized matrix of each type at the batch it was given", "[bench]") {
   kernels::ThreadPool pool(2), one(1);
+  const bool groups_read_here = kernels::cpu::integer_dot_kernels().q4_k_groups != nullptr;
   for (const kernels::DType dtype : {kernels::DType::F32, kernels::DType::F16, kernels::DType::Q8_0, kernels::DType::Q4_K}) {
-    bench::ComputeProbe probe(dtype, 768, 4);
-    for (kernels::ThreadPool* threads : {&pool, &one}) {
-      const auto result = probe.measure(*threads, 1);
-      INFO(kernels::dtype_name(dtype));
-      CHECK(result.threads == threads->size());
-      CHECK(result.activation_rows == 4);
-      CHECK(result.weight_bytes <= bench::ComputeProbe::kWeightBytes);
-      CHECK(result.weight_bytes > bench::ComputeProbe::kWeightBytes / 2);
-      CHECK(result.multiply_adds_per_s > 0.0);
+    for (const bool row_groups : {false, true}) {
+      bench::ComputeProbe probe(dtype, 768, 4, row_groups);
+      for (kernels::ThreadPool* threads : {&pool, &one}) {
+        const auto result = probe.measure(*threads, 1);
+        INFO(kernels::dtype_name(dtype) << (row_groups ? " in row groups" : ""));
+        // Regrouped where the engine regroups: Q4_K, on a CPU whose integer kernels read groups.
+        CHECK(result.regrouped == (row_groups && dtype == kernels::DType::Q4_K && groups_read_here));
+        CHECK(result.threads == threads->size());
+        CHECK(result.activation_rows == 4);
+        CHECK(result.weight_bytes <= bench::ComputeProbe::kWeightBytes);
+        CHECK(result.weight_bytes > bench::ComputeProbe::kWeightBytes / 2);
+        CHECK(result.multiply_adds_per_s > 0.0);
+      }
     }
   }
   // A row length the type cannot store, and an empty batch, are refused.
-  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::Q4_K, 100, 1), kernels::KernelArgumentError);
-  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::F32, 64, 0), kernels::KernelArgumentError);
+  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::Q4_K, 100, 1, true), kernels::KernelArgumentError);
+  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::F32, 64, 0, true), kernels::KernelArgumentError);
 }
 
 TEST_CASE("the generation benchmark reads every weight once per step and refuses lengths past the context", "[bench]") {
