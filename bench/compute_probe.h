@@ -28,6 +28,11 @@ class ComputeProbe {
   // so the rate is that of the kernel decode runs. Throws kernels::KernelArgumentError for a
   // shape the type cannot store.
   ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activation_rows, bool row_groups);
+  // view_ points into the probe's own buffers: a copy would read the original's.
+  ComputeProbe(const ComputeProbe&) = delete;
+  ComputeProbe& operator=(const ComputeProbe&) = delete;
+  ComputeProbe(ComputeProbe&&) = default;
+  ComputeProbe& operator=(ComputeProbe&&) = default;
   // Best of `passes` passes on the pool's threads, each of enough products to last a few
   // tens of milliseconds.
   ComputeResult measure(kernels::ThreadPool& pool, int passes);
