@@ -17,10 +17,14 @@ constexpr int64_t kGroupBlockBytes = 16 * 144;
 constexpr int64_t kScalesAt = 64, kPartsAt = 256;
 // Activation rows one pass over a block keeps accumulators for (registers: three per row).
 constexpr int kMaxRows = 4;
-// Quantised activation bytes the groups meet at a time, and the most rows that makes (rows of
-// one block).
+// Quantised activation bytes the groups meet at a time.
 constexpr int64_t kChunkBytes = 16 * 1024;
-constexpr int64_t kMaxChunk = std::max<int64_t>(kMaxRows, kChunkBytes / 256 / kMaxRows * kMaxRows);
+
+// Activation rows of `blocks` blocks each in one chunk: a whole number of passes, at least one.
+constexpr int64_t chunk_rows(int64_t blocks) {
+  return std::max<int64_t>(kMaxRows, kChunkBytes / (256 * blocks) / kMaxRows * kMaxRows);
+}
+constexpr int64_t kMaxChunk = chunk_rows(1);
 
 __m512i broadcast4(const int8_t* q) {
   int32_t four;
@@ -137,7 +141,7 @@ void q4_k_group_dots_avx512(const std::byte* w, int64_t groups, int64_t blocks, 
   // would not fit; read again for each group from further out, they cost a sixth of the speed).
   // Within a chunk each block is met by all its rows in turn, so a group's blocks are read
   // once a chunk, not once per four rows (a 768x2048 matrix against 16 rows: 6% faster).
-  const int64_t chunk = std::max<int64_t>(kMaxRows, kChunkBytes / (256 * blocks) / kMaxRows * kMaxRows);
+  const int64_t chunk = chunk_rows(blocks);
   alignas(64) float totals[kMaxChunk * kRowGroupRows];
   for (int64_t first = 0; first < m; first += chunk) {
     const int64_t end = std::min(m, first + chunk);
