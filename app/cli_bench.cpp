@@ -70,17 +70,27 @@ struct BenchArgs {
   bool json = false;
 };
 
-// Each op kind's milliseconds per decode step and share of the step, largest first; what no op
-// accounts for (the runner's own work between ops) is "outside ops".
-std::vector<std::pair<std::string, double>> profile_rows(const bench::GenerationBenchResult& result, int64_t steps) {
-  const auto& p = result.decode_profile;
+// Each op kind's seconds per unit (a decode step, or one repeat's prefills) and what no op
+// accounts for (the runner's own work between ops) as "outside ops", largest first; `seconds`
+// is the unit's measured time.
+std::vector<std::pair<std::string, double>> profile_rows(const graph::OpProfile& p, int64_t units, double seconds) {
   std::vector<std::pair<std::string, double>> rows;
   for (size_t k = 0; k < graph::OpProfile::kKinds; ++k)
     if (p.calls[k] > 0)
-      rows.emplace_back(std::string(graph::op_kind_name(static_cast<graph::OpKind>(k))), p.seconds[k] / static_cast<double>(steps));
+      rows.emplace_back(std::string(graph::op_kind_name(static_cast<graph::OpKind>(k))), p.seconds[k] / static_cast<double>(units));
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  rows.emplace_back("outside ops", std::max(0.0, result.decode_seconds_per_step - p.total_seconds() / static_cast<double>(steps)));
+  rows.emplace_back("outside ops", std::max(0.0, seconds - p.total_seconds() / static_cast<double>(units)));
   return rows;
+}
+
+std::vector<std::pair<std::string, double>> decode_profile_rows(const bench::GenerationBenchResult& result,
+                                                                const bench::GenerationBenchOptions& o) {
+  return profile_rows(result.decode_profile, o.decode_tokens * o.repeats, result.decode_seconds_per_step);
+}
+
+std::vector<std::pair<std::string, double>> prefill_profile_rows(const bench::GenerationBenchResult& result,
+                                                                 const bench::GenerationBenchOptions& o) {
+  return profile_rows(result.prefill_profile, o.repeats, result.prefill_seconds);
 }
 
 // The model's matmul kernel on weights in cache, at the bench's batch, with the pool's threads
@@ -161,9 +171,11 @@ void run_bench(const BenchArgs& args) {
       out["decode_compute_share"] = compute->share();
       out["compute_weights_regrouped"] = compute->all.regrouped;
     }
-    if (o.profile)
-      for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))
-        out["decode_profile_seconds_per_step"][kind] = seconds;
+    if (o.profile) {
+      for (const auto& [kind, seconds] : prefill_profile_rows(result, o))
+        out["prefill_profile_seconds"][kind] = seconds;
+      for (const auto& [kind, seconds] : decode_profile_rows(result, o)) out["decode_profile_seconds_per_step"][kind] = seconds;
+    }
     if (!result.decode_ranks.empty()) out["decode_ranks"] = rank_seconds_json(result.decode_ranks);
     std::cout << out.dump(2) << std::endl;
     return;
@@ -200,8 +212,11 @@ void run_bench(const BenchArgs& args) {
               << fmt::format("(the bandwidth probe ran on rank 0's {} thread(s) only; the {} ranks decode with all of theirs)\n",
                              pool.size(), result.decode_ranks.size());
   if (o.profile) {
-    std::cout << "decode step by op kind (profiled steps are slightly slower)\n";
-    for (const auto& [kind, seconds] : profile_rows(result, o.decode_tokens * o.repeats))
+    std::cout << fmt::format("prefill of {} sequence(s) by op kind (profiled runs are slightly slower)\n", o.concurrency);
+    for (const auto& [kind, seconds] : prefill_profile_rows(result, o))
+      std::cout << fmt::format("  {:<20} {:8.3f} ms       {:5.1f}%\n", kind, seconds * 1e3, 100.0 * seconds / result.prefill_seconds);
+    std::cout << "decode step by op kind\n";
+    for (const auto& [kind, seconds] : decode_profile_rows(result, o))
       std::cout << fmt::format("  {:<20} {:8.3f} ms/step {:5.1f}%\n", kind, seconds * 1e3,
                                100.0 * seconds / result.decode_seconds_per_step);
   }
@@ -225,7 +240,7 @@ void add_bench_command(CLI::App& app) {
                   "passes of the multiply-add probe with the pool and with one thread (0 skips it)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->add_flag("--profile", args->options.profile, "time decode op by op and print each kind's share of a step");
+  cmd->add_flag("--profile", args->options.profile, "time prefill and decode op by op and print each kind's share");
   add_cache_options(cmd, args->options.cache);
   cmd->callback([args] { run_bench(*args); });
 }

@@ -55,6 +55,7 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
   std::vector<double> prefill_times, compaction_times, decode_times;
   for (int r = 0; r < options.repeats; ++r) {
     const double compaction_before = runner.compaction_seconds();
+    runner.set_profile(options.profile ? &result.prefill_profile : nullptr);
     auto start = std::chrono::steady_clock::now();
     for (int64_t s = 0; s < n; ++s) runner.prefill(prompts[static_cast<size_t>(s)], s, logits.data());
     prefill_times.push_back(seconds_since(start));
@@ -80,6 +81,7 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
   }
 
   const double prefill = median(prefill_times), decode = median(decode_times);
+  result.prefill_seconds = prefill;
   result.prefill_tokens_per_s = static_cast<double>(n * prompt_tokens) / prefill;
   result.compaction_share = median(compaction_times) / prefill;
   result.decode_seconds_per_step = decode / static_cast<double>(steps);

@@ -20,7 +20,7 @@ struct GenerationBenchOptions {
   int repeats = 3;          // runs; medians are reported
   runtime::SnapStreamConfig cache;   // SnapStream by default; full_cache for the baseline
   runtime::GraphPlan graphs;
-  bool profile = false;     // time decode steps op by op (a clock read per op)
+  bool profile = false;     // time prefill and decode op by op (a clock read per op)
   // Called with the runner before the first step, to join tensor-parallel ranks: false on a rank
   // that has taken another rank's steps to their end, which then reports nothing.
   std::function<bool(runtime::GraphRunner&)> join;
@@ -31,6 +31,7 @@ struct GenerationBenchOptions {
 
 struct GenerationBenchResult {
   double prefill_tokens_per_s = 0.0;    // prompt tokens / prefill time, over all sequences
+  double prefill_seconds = 0.0;         // the median repeat's prefill of every sequence
   double compaction_share = 0.0;        // share of prefill time spent compacting (SnapKV included)
   double decode_tokens_per_s = 0.0;     // aggregate: every sequence's tokens / decode time
   double decode_seconds_per_step = 0.0;   // the median repeat's
@@ -39,6 +40,7 @@ struct GenerationBenchResult {
   int64_t kv_bytes_per_step = 0;        // live KV of every sequence, averaged over the run
   double weight_bytes_per_s = 0.0;      // weights / time per step: the roofline measure
   double decode_bytes_per_s = 0.0;      // (weights + KV) / time per step
+  graph::OpProfile prefill_profile;     // every repeat's prefills, when asked for
   graph::OpProfile decode_profile;      // every repeat's decode steps, when asked for
   // Tensor-parallel ranks: each rank's seconds in decode steps and in their collectives, over
   // every repeat; empty in one process.

@@ -221,7 +221,7 @@ TEST_CASE("bench reports throughput, bandwidth, multiply-add rates and both roof
   CHECK_FALSE(nlohmann::json::parse(half.out).contains("decode_compute_share"));  // --compute-passes 0 skips the probe
 }
 
-TEST_CASE("bench --profile splits a decode step by op kind", "[e2e]") {
+TEST_CASE("bench --profile splits prefill and a decode step by op kind", "[e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   const auto result = test::run_command(binary() + " bench --json --profile --repeats 1 --prompt-tokens 16 --decode-tokens 8 " +
@@ -233,11 +233,19 @@ TEST_CASE("bench --profile splits a decode step by op kind", "[e2e]") {
   const auto& profile = out.at("decode_profile_seconds_per_step");
   for (const char* kind : {"embed", "rmsnorm", "matmul", "rope", "decode_attention", "swiglu", "add"})
     CHECK(profile.at(kind).get<double>() > 0.0);
-  CHECK_FALSE(profile.contains("causal_attention"));  // prefill is not profiled
+  CHECK_FALSE(profile.contains("causal_attention"));  // prefill has a profile of its own
   // One run: the op times lie inside the decode time, and "outside ops" is the rest of it.
   double sum = 0.0;
   for (const auto& [kind, seconds] : profile.items()) sum += seconds.get<double>();
   CHECK(sum == Approx(out.at("decode_seconds_per_step").get<double>()).epsilon(1e-9));
+
+  const auto& prefill = out.at("prefill_profile_seconds");
+  for (const char* kind : {"embed", "matmul", "causal_attention"}) CHECK(prefill.at(kind).get<double>() > 0.0);
+  CHECK_FALSE(prefill.contains("decode_attention"));
+  double prefill_sum = 0.0;
+  for (const auto& [kind, seconds] : prefill.items()) prefill_sum += seconds.get<double>();
+  // Both sequences' prompts, one repeat: tokens / (tokens/s) is the prefill's time.
+  CHECK(prefill_sum == Approx(2 * 16 / out.at("prefill_tokens_per_s").get<double>()).epsilon(1e-9));
 }
 
 TEST_CASE("batch runs the golden prompts together and reports them in input order", "[e2e]") {
