@@ -46,7 +46,7 @@ bool integer_ready(const WeightView& w) {
 void integer_rows(const WeightView& w, int64_t begin, int64_t end, const cpu::QuantisedRowView* x, int64_t m, float* y) {
   const int64_t blocks = w.cols / block_layout(w.dtype).elements;
   if (w.layout == WeightLayout::RowGroups) {
-    cpu::integer_dot_kernels().q4_k_groups(w.row(begin), (end - begin) / kRowGroupRows, blocks, x, m, y + begin, w.rows);
+    cpu::integer_group_dots(cpu::integer_dot_kernels(), w.dtype)(w.row(begin), (end - begin) / kRowGroupRows, blocks, x, m, y + begin, w.rows);
     return;
   }
   cpu::integer_band_dots(cpu::integer_dot_kernels(), w.dtype)(w.row(begin), w.row_stride(), end - begin, blocks, x, m,

@@ -1,4 +1,4 @@
-// Regroups Q4_K rows sixteen at a time (layout in row_groups.h).
+// Regroups Q4_K and Q8_0 rows sixteen at a time (layouts in row_groups.h).
 #include "kernels/row_groups.h"
 
 #include <cstring>
@@ -9,8 +9,9 @@
 namespace snapstream::kernels {
 namespace {
 
-constexpr int64_t kBlockBytes = 144, kScalesAt = 4, kQsAt = 16;
+constexpr int64_t kScalesAt = 4, kQsAt = 16;
 constexpr int64_t kGroupScalesAt = 64, kGroupPartsAt = 256;
+constexpr int64_t kQ8_0PartsAt = 32, kQ8_0Parts = 8;
 
 // Value v (0-255) of a Q4_K block: chunk v / 64's 32 bytes hold its first 32 values in low
 // nibbles and the next 32 in high ones.
@@ -20,7 +21,7 @@ uint8_t q4_k_value(const std::byte* block, int64_t v) {
   return within < 32 ? packed & 0x0F : packed >> 4;
 }
 
-void regroup_block(const std::byte* first_row_block, int64_t row_stride, std::byte* out) {
+void regroup_q4_k_block(const std::byte* first_row_block, int64_t row_stride, std::byte* out) {
   for (int64_t r = 0; r < kRowGroupRows; ++r) {
     const std::byte* block = first_row_block + r * row_stride;
     std::memcpy(out + 2 * r, block, 2);
@@ -33,22 +34,33 @@ void regroup_block(const std::byte* first_row_block, int64_t row_stride, std::by
   }
 }
 
+void regroup_q8_0_block(const std::byte* first_row_block, int64_t row_stride, std::byte* out) {
+  for (int64_t r = 0; r < kRowGroupRows; ++r) {
+    const std::byte* block = first_row_block + r * row_stride;
+    std::memcpy(out + 2 * r, block, 2);
+    for (int64_t p = 0; p < kQ8_0Parts; ++p)
+      for (int64_t i = 0; i < 4; ++i) out[kQ8_0PartsAt + 64 * p + 4 * r + i] = block[2 + 4 * p + i] ^ std::byte{0x80};
+  }
+}
+
 }  // namespace
 
 bool row_groups_readable(const WeightView& w) {
-  return w.dtype == DType::Q4_K && w.packed() && w.rows > 0 && w.rows % kRowGroupRows == 0 &&
-         row_length_supported(w.dtype, w.cols) && cpu::integer_dot_kernels().q4_k_groups != nullptr;
+  return cpu::integer_group_dots(cpu::integer_dot_kernels(), w.dtype) != nullptr && w.packed() && w.rows > 0 &&
+         w.rows % kRowGroupRows == 0 && row_length_supported(w.dtype, w.cols);
 }
 
 bool row_groups_supported(const WeightView& w) { return w.layout == WeightLayout::Rows && row_groups_readable(w); }
 
 WeightView write_row_groups(const WeightView& w, std::byte* out) {
   require(row_groups_supported(w), "write_row_groups", "not a matrix this CPU's kernels read in row groups");
-  const int64_t blocks = w.cols / block_layout(w.dtype).elements, row_stride = w.row_stride();
+  const BlockLayout block = block_layout(w.dtype);
+  const int64_t blocks = w.cols / block.elements, row_stride = w.row_stride();
+  const auto regroup_block = w.dtype == DType::Q4_K ? regroup_q4_k_block : regroup_q8_0_block;
   for (int64_t g = 0; g < w.rows / kRowGroupRows; ++g)
     for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t at = g * kRowGroupRows * row_stride + b * kRowGroupRows * kBlockBytes;
-      regroup_block(w.data + g * kRowGroupRows * row_stride + b * kBlockBytes, row_stride, out + at);
+      const int64_t at = g * kRowGroupRows * row_stride + b * kRowGroupRows * block.bytes;
+      regroup_block(w.data + g * kRowGroupRows * row_stride + b * block.bytes, row_stride, out + at);
     }
   WeightView grouped = w;
   grouped.data = out;

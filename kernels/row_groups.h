@@ -1,14 +1,19 @@
-// Regrouping a Q4_K matrix sixteen rows at a time, once at load, so the integer kernels read
-// each 64-byte line as sixteen rows' next values instead of unpacking one row's block: on an
-// AVX-512 EPYC a 768x768 matrix against one activation row ran 2.7 times as fast from cache.
+// Regrouping a Q4_K or Q8_0 matrix sixteen rows at a time, once at load, so the integer kernels
+// read each 64-byte line as sixteen rows' next values instead of unpacking one row's block: on
+// an AVX-512 EPYC a Q4_K 768x768 matrix against one activation row ran 2.7 times as fast from
+// cache. A group's block b holds the bytes its rows' blocks b held, in the same place:
 //
-// A group's block b (the 16 x 144 bytes its rows' blocks b held, in the same place):
+// Q4_K (16 x 144 bytes):
 //   [0, 32)      d of rows 0-15 (f16)
 //   [32, 64)     dmin of rows 0-15 (f16)
 //   [64, 256)    each row's twelve packed scale bytes as three 32-bit words: word k of row r at
 //                64 + 64k + 4r
 //   [256, 2304)  32 parts of 64 bytes: in part p, byte 4r + i holds row r's value 4p + i in its
 //                low nibble and value 128 + 4p + i in its high one (i < 4)
+// Q8_0 (16 x 34 bytes):
+//   [0, 32)      d of rows 0-15 (f16)
+//   [32, 544)    8 parts of 64 bytes: in part p, byte 4r + i holds row r's value 4p + i plus 128
+//                (i < 4), an unsigned byte
 #pragma once
 
 #include <cstddef>
@@ -20,8 +25,8 @@ namespace snapstream::kernels {
 
 inline constexpr int64_t kRowGroupRows = 16;
 
-// Whether this CPU's integer kernels read w's rows in groups, whatever its layout: Q4_K rows of
-// whole blocks, packed, in whole groups.
+// Whether this CPU's integer kernels read w's rows in groups, whatever its layout: Q4_K or Q8_0
+// rows of whole blocks, packed, in whole groups.
 bool row_groups_readable(const WeightView& w);
 // Whether `w` is stored as rows and row_groups_readable: what write_row_groups takes.
 bool row_groups_supported(const WeightView& w);

@@ -73,6 +73,12 @@ IntegerBandDots integer_band_dots(const IntegerDotKernels& kernels, DType dtype)
   return nullptr;
 }
 
+IntegerGroupDots integer_group_dots(const IntegerDotKernels& kernels, DType dtype) {
+  if (dtype == DType::Q4_K) return kernels.q4_k_groups;
+  if (dtype == DType::Q8_0) return kernels.q8_0_groups;
+  return nullptr;
+}
+
 std::vector<const IntegerDotKernels*> runnable_integer_dot_kernels() {
   std::vector<const IntegerDotKernels*> variants{&kPortableIntegerDots};
 #if defined(__x86_64__)

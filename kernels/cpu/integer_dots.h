@@ -37,13 +37,15 @@ using IntegerGroupDots = void (*)(const std::byte* w, int64_t groups, int64_t bl
 struct IntegerDotKernels {
   const char* isa;
   IntegerBandDots q8_0, q4_0, q5_0, q4_k, q5_k, q6_k;
-  IntegerGroupDots q4_k_groups;  // null where the variant reads no row groups
+  IntegerGroupDots q4_k_groups, q8_0_groups;  // null where the variant reads no row groups
 };
 
 // Whether integer_band_dots has a kernel for this weight dtype.
 bool has_integer_dot(DType dtype);
 // The kernel for `dtype` from `kernels`.
 IntegerBandDots integer_band_dots(const IntegerDotKernels& kernels, DType dtype);
+// The row-group kernel for `dtype` from `kernels`, or null where it has none.
+IntegerGroupDots integer_group_dots(const IntegerDotKernels& kernels, DType dtype);
 
 // The fastest variant this CPU runs (chosen once), and every variant it runs, portable first.
 const IntegerDotKernels& integer_dot_kernels();

@@ -155,6 +155,7 @@ const IntegerDotKernels kPortableIntegerDots = {
     band<q45_k_dots<true>, 256>,
     band<q6_k_dots, 256>,
     nullptr,
+    nullptr,
 };
 
 }  // namespace snapstream::kernels::cpu

@@ -1264,7 +1264,9 @@ const IntegerDotKernels SNAPSTREAM_INTEGER_DOTS = {
     k_band<Q6K, Q6KTile>,
 #ifdef SNAPSTREAM_AVX512_VNNI
     q4_k_group_dots_avx512,
+    q8_0_group_dots_avx512,
 #else
+    nullptr,
     nullptr,
 #endif
 };

@@ -29,15 +29,15 @@ TEST_CASE("the bandwidth probe reports positive rates for the buffer and threads
 
 TEST_CASE("the compute probe multiplies a cache-sized matrix of each type at the batch it was given", "[bench]") {
   kernels::ThreadPool pool(2), one(1);
-  const bool groups_read_here = kernels::cpu::integer_dot_kernels().q4_k_groups != nullptr;
   for (const kernels::DType dtype : {kernels::DType::F32, kernels::DType::F16, kernels::DType::Q8_0, kernels::DType::Q4_K}) {
     for (const bool row_groups : {false, true}) {
       bench::ComputeProbe probe(dtype, 768, 4, row_groups);
       for (kernels::ThreadPool* threads : {&pool, &one}) {
         const auto result = probe.measure(*threads, 1);
         INFO(kernels::dtype_name(dtype) << (row_groups ? " in row groups" : ""));
-        // Regrouped where the engine regroups: Q4_K, on a CPU whose integer kernels read groups.
-        CHECK(result.regrouped == (row_groups && dtype == kernels::DType::Q4_K && groups_read_here));
+        // Regrouped where the engine regroups: Q4_K and Q8_0, on a CPU whose integer kernels read them so.
+        const bool groups_read_here = kernels::cpu::integer_group_dots(kernels::cpu::integer_dot_kernels(), dtype) != nullptr;
+        CHECK(result.regrouped == (row_groups && groups_read_here));
         CHECK(result.threads == threads->size());
         CHECK(result.activation_rows == 4);
         CHECK(result.weight_bytes <= bench::ComputeProbe::kWeightBytes);

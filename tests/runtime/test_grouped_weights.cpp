@@ -1,4 +1,4 @@
-// A runner reading Q4_K weights from row groups (a regrouped copy made at start-up) gives the
+// A runner reading Q4_K or Q8_0 weights from row groups (a regrouped copy made at start-up) gives the
 // logits, bit for bit, of one reading them as stored, in prefill and batched decode, and with
 // tensor-parallel shards that split the rows.
 #include <catch2/catch.hpp>
@@ -40,10 +40,12 @@ std::vector<float> run(const Model& model, const GraphPlan& plan) {
 
 }  // namespace
 
-TEST_CASE("row groups change no logit of a Q4_K model", "[runtime][row_groups]") {
+TEST_CASE("row groups change no logit of a Q4_K or a Q8_0 model", "[runtime][row_groups]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
-  const auto model = load_model((*models / "parity" / "llama-spm-q4_k_m.gguf").string());
+  const char* file = GENERATE("llama-spm-q4_k_m.gguf", "llama-starcoder-q8_0.gguf");
+  INFO(file);
+  const auto model = load_model((*models / "parity" / file).string());
   if (!kernels::row_groups_supported(model_matrix(*model, graph::WeightKind::Wq, 0))) {
     WARN("this CPU's integer kernels read no row groups");
     return;
