@@ -4,8 +4,9 @@
 # the HTTP server at 1 and 16 clients for Q8_0, Q4_K and f32; stories260K at 1 and 16 sequences and
 # its requests/s at 1 and 8 clients (wrk, from Debian). Prints one JSON line per run, then a
 # table next to llama.cpp's figures (configs/bench/llama-cpp-reference.json) and the goals.
-# ROUNDS sets how many times each engine configuration runs (default 3; the best counts) and
-# SECONDS_PER_LEVEL each server level's length (default 15). Models go to build/models (about
+# ROUNDS sets how many times each engine configuration and server level runs (default 3; the
+# table shows the best round, a goal the median round's ratio) and SECONDS_PER_LEVEL each server
+# level's length (default 15). Models go to build/models (about
 # 1.2 GB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,11 +63,15 @@ for round in $(seq "$rounds"); do
   engine "stories260K x1" "$models/stories260K.gguf" --concurrency 1
   engine "stories260K x16" "$models/stories260K.gguf" --concurrency 16
 done
-decode_levels q8_0 build/models/llama-110m-q8_0.gguf 1 16
-decode_levels q4_k build/models/llama-110m-q4_k.gguf 1 16
-decode_levels f32 build/models/llama-110m-f32.gguf 1 16
-# Short requests come from wrk: a Python client would spend as much CPU as the server it measures.
-start_server "$log" --model "$models/stories260K.gguf" --slots 16
-for clients in 1 8; do record "stories260K server x$clients" wrk_level "$SERVER_PORT" "$clients" "$seconds"; done
-stop_server
+# The server levels go in rounds too: a ratio of two levels is taken within a round.
+for round in $(seq "$rounds"); do
+  echo "compare: server round $round of $rounds" >&2
+  decode_levels q8_0 build/models/llama-110m-q8_0.gguf 1 16
+  decode_levels q4_k build/models/llama-110m-q4_k.gguf 1 16
+  decode_levels f32 build/models/llama-110m-f32.gguf 1 16
+  # Short requests come from wrk: a Python client would spend as much CPU as the server it measures.
+  start_server "$log" --model "$models/stories260K.gguf" --slots 16
+  for clients in 1 8; do record "stories260K server x$clients" wrk_level "$SERVER_PORT" "$clients" "$seconds"; done
+  stop_server
+done
 python3 bench/compare_summary.py "$results" configs/bench/llama-cpp-reference.json
