@@ -54,29 +54,26 @@ def main():
 
     # Per round: a share, or the ratio of two configurations of that round. The best rounds of
     # two configurations can come from different minutes of a machine whose speed comes and goes.
-    def per_round(label, key, of=lambda run, key: run[key]):
-        return [of(run, key) for run in runs[label]]
+    def per_round(label, key):
+        return [run[key] for run in runs[label]]
 
     def ratio(numerator, denominator, key):
         return [a[key] / b[key] for a, b in zip(runs[numerator], runs[denominator])]
 
-    def served_ratio(numerator, denominator, key="completion_tokens_per_s"):
-        return ratio(numerator, denominator, key)
-
-    tokens = "decode_tokens_per_s"
+    tokens, served_tokens = "decode_tokens_per_s", "completion_tokens_per_s"
     goals = [
         ("q8_0 decode roofline share, 1 sequence", per_round("q8_0 x1", "decode_roofline_share"), 0.80),
         ("q4_k decode roofline share, 1 sequence", per_round("q4_k x1", "decode_roofline_share"), 0.70),
         ("q8_0 16 sequences / 1", ratio("q8_0 x16", "q8_0 x1", tokens), 3.0),
         ("q4_k 16 sequences / 1", ratio("q4_k x16", "q4_k x1", tokens), 3.0),
-        ("q8_0 server 16 clients / 1", served_ratio("q8_0 server x16", "q8_0 server x1"), 2.5),
-        ("q4_k server 16 clients / 1", served_ratio("q4_k server x16", "q4_k server x1"), 2.5),
+        ("q8_0 server 16 clients / 1", ratio("q8_0 server x16", "q8_0 server x1", served_tokens), 2.5),
+        ("q4_k server 16 clients / 1", ratio("q4_k server x16", "q4_k server x1", served_tokens), 2.5),
         ("q8_0 prefill / f32", ratio("q8_0 prefill 512", "f32 prefill 512", "prefill_tokens_per_s"), 1.0),
         ("q4_k prefill / f32", ratio("q4_k prefill 512", "f32 prefill 512", "prefill_tokens_per_s"), 1.0),
         ("f16 prefill / f32", ratio("f16 prefill 512", "f32 prefill 512", "prefill_tokens_per_s"), 1.0),
         ("stories260K 16 sequences / 1", ratio("stories260K x16", "stories260K x1", tokens), 3.0),
         ("stories260K server requests/s, 8 clients / 1",
-         served_ratio("stories260K server x8", "stories260K server x1", "requests_per_s"), 2.0),
+         ratio("stories260K server x8", "stories260K server x1", "requests_per_s"), 2.0),
     ]
     print(f"\n{'goal':46} {'median':>7} {'rounds':>11} {'needed':>7}")
     for name, values, needed in goals:
