@@ -12,7 +12,7 @@ namespace snapstream::app {
 
 void add_row_groups_flag(CLI::App* command, runtime::GraphPlan& plan) {
   command->add_flag("--no-row-groups{false}", plan.row_groups,
-                    "read Q4_K and Q8_0 weights as stored instead of a copy regrouped for the integer kernels");
+                    "read Q4_K, Q8_0, f32 and f16 weights as stored instead of a copy regrouped sixteen rows at a time");
 }
 
 void add_engine_options(CLI::App* command, EngineFlags& flags) {

@@ -37,7 +37,7 @@ ComputeProbe::ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activatio
   }
   view_ = kernels::WeightView{dtype_, weights_.data(), rows_, cols_};
   if (row_groups && kernels::row_groups_supported(view_)) {
-    grouped_.resize(weights_.size());
+    grouped_.resize(static_cast<size_t>(kernels::row_groups_bytes(view_)));
     view_ = kernels::write_row_groups(view_, grouped_.data());
   }
   x_.resize(static_cast<size_t>(activation_rows * cols));

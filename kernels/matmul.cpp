@@ -6,6 +6,7 @@
 
 #include "kernels/activation_rounding.h"
 #include "kernels/cpu/dot.h"
+#include "kernels/cpu/float_group_dots.h"
 #include "kernels/cpu/integer_dots.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/dequantize.h"
@@ -88,6 +89,27 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
       integer_rows(w, row_begin, row_end, row_views, m, ys[k]);
     }
   }, kThreadRowGroup * m * first.cols);
+}
+
+// f32 or f16 rows regrouped sixteen at a time, for any number of activation rows: each sum's bits
+// depend on its weight row and activation row only (cpu/float_group_dots.h), so prefill, decode
+// and any batch agree.
+void float_group_matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y) {
+  const cpu::FloatGroupDots group_dots = cpu::float_group_dots(w.dtype);
+  const std::byte* groups = w.data;
+  if (m >= 2 * kGemmMinRows && w.total_bytes() <= kSmallMatrixBytes) {
+    // As in row_dots' small-matrix case: the matrix stays in every core's cache, so the threads
+    // split the activation rows and each writes whole output rows.
+    pool.parallel_for(m, [&](int64_t begin, int64_t end) {
+      group_dots(groups, w.rows, w.cols, x + begin * w.cols, end - begin, y + begin * w.rows, w.rows);
+    }, w.rows * w.cols);
+    return;
+  }
+  const int64_t row_groups = (w.rows + kRowGroupRows - 1) / kRowGroupRows;
+  pool.parallel_for(row_groups, [&](int64_t first_group, int64_t end_group) {
+    const int64_t begin = first_group * kRowGroupRows, end = std::min(w.rows, end_group * kRowGroupRows);
+    group_dots(w.row(begin), end - begin, w.cols, x, m, y + begin, w.rows);
+  }, kRowGroupRows * m * w.cols);
 }
 
 // Every output of weight rows [begin, end) against activation rows [0, m): y[i * w.rows + r].
@@ -182,6 +204,10 @@ void matmul_group(ThreadPool& pool, const float* x, int64_t m, std::span<const W
 void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView& w, float* y, MatmulPath path,
             ActivationGrid grid) {
   check_arguments(exact_x, m, w, y);
+  if (w.layout == WeightLayout::RowGroups && cpu::float_group_dots(w.dtype) != nullptr) {
+    float_group_matmul(pool, exact_x, m, w, y);
+    return;
+  }
   if (integer_ready(w)) {
     integer_matmul(pool, exact_x, m, {&w, 1}, {&y, 1});
     return;

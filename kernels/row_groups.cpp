@@ -1,8 +1,9 @@
-// Regroups Q4_K and Q8_0 rows sixteen at a time (layouts in row_groups.h).
+// Regroups Q4_K, Q8_0, f32 and f16 rows sixteen at a time (layouts in row_groups.h).
 #include "kernels/row_groups.h"
 
 #include <cstring>
 
+#include "kernels/cpu/float_group_dots.h"
 #include "kernels/cpu/integer_dots.h"
 #include "kernels/errors.h"
 
@@ -43,17 +44,44 @@ void regroup_q8_0_block(const std::byte* first_row_block, int64_t row_stride, st
   }
 }
 
+// f32 or f16 (T: uint16_t) rows: group g's column c holds its sixteen rows' values c.
+template <typename T>
+void write_float_groups(const WeightView& w, std::byte* out) {
+  const int64_t groups = (w.rows + kRowGroupRows - 1) / kRowGroupRows;
+  auto* columns = reinterpret_cast<T*>(out);
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t r = 0; r < kRowGroupRows; ++r) {
+      const int64_t row = g * kRowGroupRows + r;
+      T* lane = columns + g * w.cols * kRowGroupRows + r;
+      const auto* values = row < w.rows ? reinterpret_cast<const T*>(w.row(row)) : nullptr;
+      for (int64_t c = 0; c < w.cols; ++c) lane[c * kRowGroupRows] = values != nullptr ? values[c] : T{0};
+    }
+}
+
 }  // namespace
 
 bool row_groups_readable(const WeightView& w) {
+  if (cpu::float_group_dots(w.dtype) != nullptr) return w.packed() && w.rows > 0 && w.cols > 0;
   return cpu::integer_group_dots(cpu::integer_dot_kernels(), w.dtype) != nullptr && w.packed() && w.rows > 0 &&
          w.rows % kRowGroupRows == 0 && row_length_supported(w.dtype, w.cols);
 }
 
 bool row_groups_supported(const WeightView& w) { return w.layout == WeightLayout::Rows && row_groups_readable(w); }
 
+int64_t row_groups_bytes(const WeightView& w) {
+  if (cpu::float_group_dots(w.dtype) == nullptr) return w.total_bytes();
+  return (w.rows + kRowGroupRows - 1) / kRowGroupRows * kRowGroupRows * w.row_stride();
+}
+
 WeightView write_row_groups(const WeightView& w, std::byte* out) {
   require(row_groups_supported(w), "write_row_groups", "not a matrix this CPU's kernels read in row groups");
+  WeightView grouped = w;
+  grouped.data = out;
+  grouped.layout = WeightLayout::RowGroups;
+  if (w.dtype == DType::F32 || w.dtype == DType::F16) {
+    w.dtype == DType::F32 ? write_float_groups<float>(w, out) : write_float_groups<uint16_t>(w, out);
+    return grouped;
+  }
   const BlockLayout block = block_layout(w.dtype);
   const int64_t blocks = w.cols / block.elements, row_stride = w.row_stride();
   const auto regroup_block = w.dtype == DType::Q4_K ? regroup_q4_k_block : regroup_q8_0_block;
@@ -62,9 +90,6 @@ WeightView write_row_groups(const WeightView& w, std::byte* out) {
       const int64_t at = g * kRowGroupRows * row_stride + b * kRowGroupRows * block.bytes;
       regroup_block(w.data + g * kRowGroupRows * row_stride + b * block.bytes, row_stride, out + at);
     }
-  WeightView grouped = w;
-  grouped.data = out;
-  grouped.layout = WeightLayout::RowGroups;
   return grouped;
 }
 

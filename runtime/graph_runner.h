@@ -35,8 +35,8 @@ struct GraphPlan {
   // The one shard this process runs and holds weights and cache for (an MPI rank), or -1 for
   // every shard.
   int32_t held_shard = -1;
-  // Q4_K and Q8_0 matrices regrouped sixteen rows at a time where the CPU's integer kernels read them
-  // faster so (kernels/row_groups.h): a copy of those weights, made at start-up.
+  // Q4_K, Q8_0, f32 and f16 matrices regrouped sixteen rows at a time where the CPU's kernels read
+  // them faster so (kernels/row_groups.h): a copy of those weights, made at start-up.
   bool row_groups = true;
 };
 

@@ -1,6 +1,8 @@
 // Finds the matrices a runner's matmuls read in whole rows and regroups them in parallel.
 #include "runtime/grouped_weights.h"
 
+#include <algorithm>
+
 #include "graph/executor.h"
 #include "kernels/row_groups.h"
 #include "runtime/model_weight_kinds.h"
@@ -19,22 +21,24 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
       if (kernels::row_groups_supported(view)) as_stored.emplace(key, view);
     }
   int64_t total = 0;
-  for (const auto& [key, view] : as_stored) total += cache_line_aligned(view.total_bytes());
+  for (const auto& [key, view] : as_stored) total += cache_line_aligned(kernels::row_groups_bytes(view));
   if (total == 0) return;
   storage_ = LazyPages(static_cast<size_t>(total));
   std::byte* next = storage_.data();
   for (const auto& entry : as_stored) {
     const kernels::WeightView& view = entry.second;  // named, so the lambda below can capture it
-    const int64_t groups = view.rows / kernels::kRowGroupRows, group_bytes = kernels::kRowGroupRows * view.row_stride();
+    // An f32 matrix's last group may be partial (padded in the copy); others hold whole groups.
+    const int64_t groups = (view.rows + kernels::kRowGroupRows - 1) / kernels::kRowGroupRows;
+    const int64_t group_bytes = kernels::kRowGroupRows * view.row_stride();
     pool.parallel_for(groups, [&](int64_t begin, int64_t end) {
-      kernels::write_row_groups(view.row_slice(begin * kernels::kRowGroupRows, end * kernels::kRowGroupRows),
+      kernels::write_row_groups(view.row_slice(begin * kernels::kRowGroupRows, std::min(view.rows, end * kernels::kRowGroupRows)),
                                 next + begin * group_bytes);
     }, group_bytes);
     kernels::WeightView grouped = view;
     grouped.data = next;
     grouped.layout = kernels::WeightLayout::RowGroups;
     views_.emplace(entry.first, grouped);
-    next += cache_line_aligned(view.total_bytes());
+    next += cache_line_aligned(kernels::row_groups_bytes(view));
   }
 }
 

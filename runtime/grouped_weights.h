@@ -1,6 +1,7 @@
 // This runner's copies of the matrices its matmuls read whole rows of, regrouped sixteen rows at
-// a time where the CPU's integer kernels read them faster so (kernels/row_groups.h). The copies
-// hold the same bytes as the file's rows, so what a step reads does not grow.
+// a time where the CPU's kernels read them faster so (kernels/row_groups.h). The copies hold the
+// same bytes as the file's rows (and an f32 matrix's padding to whole groups), so what a step
+// reads does not grow.
 #pragma once
 
 #include <cstdint>

@@ -9,9 +9,10 @@
 
 namespace snapstream::kernels::cpu {
 
-// Every f32 dot product in the project sums the same way: one 8-lane accumulator over chunks
+// Every f32 dot product of rows as stored sums the same way: one 8-lane accumulator over chunks
 // of 8, a horizontal sum, then the scalar tail. The tiled kernel below follows it exactly, so a
-// result never depends on which tile, batch or thread computed it.
+// result never depends on which tile, batch or thread computed it. (Rows regrouped sixteen at a
+// time sum each row in one chain instead, as batch-independent: cpu/float_group_dots.h.)
 float dot_f32(const float* w, const float* x, int64_t n);
 float dot_f16(const uint16_t* w, const float* x, int64_t n);
 float dot_bf16(const uint16_t* w, const float* x, int64_t n);

@@ -8,8 +8,8 @@
 #include "bench/compute_probe.h"
 #include "bench/generation_bench.h"
 #include "bench/memory_bandwidth.h"
-#include "kernels/cpu/integer_dots.h"
 #include "kernels/errors.h"
+#include "kernels/row_groups.h"
 #include "runtime/errors.h"
 #include "tests/support/stories_model.h"
 
@@ -35,8 +35,8 @@ TEST_CASE("the compute probe multiplies a cache-sized matrix of each type at the
       for (kernels::ThreadPool* threads : {&pool, &one}) {
         const auto result = probe.measure(*threads, 1);
         INFO(kernels::dtype_name(dtype) << (row_groups ? " in row groups" : ""));
-        // Regrouped where the engine regroups: Q4_K and Q8_0, on a CPU whose integer kernels read them so.
-        const bool groups_read_here = kernels::cpu::integer_group_dots(kernels::cpu::integer_dot_kernels(), dtype) != nullptr;
+        // Regrouped where the engine regroups: on a CPU whose kernels read this type in groups.
+        const bool groups_read_here = kernels::row_groups_readable(kernels::WeightView{dtype, nullptr, 32, 768});
         CHECK(result.regrouped == (row_groups && groups_read_here));
         CHECK(result.threads == threads->size());
         CHECK(result.activation_rows == 4);

@@ -1,0 +1,31 @@
+// Chooses the f32 and f16 row-group kernels from the CPU's feature bits, once: a portable build
+// (the Docker image) still regroups these weights on a CPU with AVX-512.
+#include "kernels/cpu/float_group_dots.h"
+
+namespace snapstream::kernels::cpu {
+namespace {
+
+bool runs_avx512f() {
+#if defined(__x86_64__)
+  static const bool runs = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  }();
+  return runs;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+FloatGroupDots float_group_dots(DType dtype) {
+  if (!runs_avx512f()) return nullptr;
+#if defined(__x86_64__)
+  if (dtype == DType::F32) return &f32_group_dots_avx512;
+  if (dtype == DType::F16) return &f16_group_dots_avx512;
+#endif
+  return nullptr;
+}
+
+}  // namespace snapstream::kernels::cpu
