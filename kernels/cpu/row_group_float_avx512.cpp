@@ -1,14 +1,15 @@
 // f32 and f16 rows regrouped sixteen at a time against f32 activation rows, on AVX-512: a tile of
 // up to three groups (48 weight rows) and eight activation rows keeps 24 running sums in
 // registers, so each column costs three weight loads and eight broadcasts for 24 fused
-// multiply-adds.
+// multiply-adds. f16 columns are widened as they are loaded: the tiles are bound by the bytes
+// they stream from cache, not by arithmetic, so f16 tiles run faster than f32 ones (512
+// activation rows: 1.2-1.4 times on this project's Cascade Lake) and faster than f16 widened
+// once into an f32 buffer.
 #include <immintrin.h>
 
 #include <algorithm>
 #include <array>
-#include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "kernels/cpu/float_group_dots.h"
 #include "kernels/row_groups.h"
@@ -79,18 +80,6 @@ void group_dots(const T* w, int64_t rows, int64_t cols, const float* x, int64_t 
     const int64_t last_rows = std::min<int64_t>(kRowGroupRows, rows - (g + tile_groups - 1) * kRowGroupRows);
     const T* tile_w = w + g * cols * kRowGroupRows;
     float* tile_y = y + g * kRowGroupRows;
-    if constexpr (std::is_same_v<T, uint16_t>) {
-      // Many activation rows: the tile's groups are widened once into a buffer that stays in
-      // L2, instead of once per run of rows. Widening is exact, so the bits are the same.
-      if (m > kTileRows) {
-        thread_local std::vector<float> widened;
-        const int64_t values = tile_groups * cols * kRowGroupRows;
-        if (widened.size() < static_cast<size_t>(values)) widened.resize(static_cast<size_t>(values));
-        for (int64_t v = 0; v < values; v += kRowGroupRows) _mm512_storeu_ps(widened.data() + v, column_of(tile_w + v));
-        tile_rows<float>(widened.data(), tile_groups, last_rows, cols, x, m, tile_y, y_stride);
-        continue;
-      }
-    }
     tile_rows<T>(tile_w, tile_groups, last_rows, cols, x, m, tile_y, y_stride);
   }
 }
