@@ -27,7 +27,7 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
   std::byte* next = storage_.data();
   for (const auto& entry : as_stored) {
     const kernels::WeightView& view = entry.second;  // named, so the lambda below can capture it
-    // An f32 matrix's last group may be partial (padded in the copy); others hold whole groups.
+    // An f32 or f16 matrix's last group may be partial (padded in the copy); others hold whole groups.
     const int64_t groups = (view.rows + kernels::kRowGroupRows - 1) / kernels::kRowGroupRows;
     const int64_t group_bytes = kernels::kRowGroupRows * view.row_stride();
     pool.parallel_for(groups, [&](int64_t begin, int64_t end) {

@@ -3,7 +3,9 @@
 // gives bits that depend on the weight row and activation row only.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
