@@ -94,14 +94,13 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
 // f32 or f16 rows regrouped sixteen at a time, for any number of activation rows: each sum's bits
 // depend on its weight row and activation row only (cpu/float_group_dots.h), so prefill, decode
 // and any batch agree.
-void float_group_matmul(ThreadPool& pool, const float* x, int64_t m, const WeightView& w, float* y) {
-  const cpu::FloatGroupDots group_dots = cpu::float_group_dots(w.dtype);
-  const std::byte* groups = w.data;
+void float_group_matmul(ThreadPool& pool, cpu::FloatGroupDots group_dots, const float* x, int64_t m, const WeightView& w,
+                        float* y) {
   if (m >= 2 * kGemmMinRows && w.total_bytes() <= kSmallMatrixBytes) {
     // As in row_dots' small-matrix case: the matrix stays in every core's cache, so the threads
     // split the activation rows and each writes whole output rows.
     pool.parallel_for(m, [&](int64_t begin, int64_t end) {
-      group_dots(groups, w.rows, w.cols, x + begin * w.cols, end - begin, y + begin * w.rows, w.rows);
+      group_dots(w.data, w.rows, w.cols, x + begin * w.cols, end - begin, y + begin * w.rows, w.rows);
     }, w.rows * w.cols);
     return;
   }
@@ -204,8 +203,8 @@ void matmul_group(ThreadPool& pool, const float* x, int64_t m, std::span<const W
 void matmul(ThreadPool& pool, const float* exact_x, int64_t m, const WeightView& w, float* y, MatmulPath path,
             ActivationGrid grid) {
   check_arguments(exact_x, m, w, y);
-  if (w.layout == WeightLayout::RowGroups && cpu::float_group_dots(w.dtype) != nullptr) {
-    float_group_matmul(pool, exact_x, m, w, y);
+  if (const cpu::FloatGroupDots group_dots = cpu::float_group_dots(w.dtype); w.layout == WeightLayout::RowGroups && group_dots) {
+    float_group_matmul(pool, group_dots, exact_x, m, w, y);
     return;
   }
   if (integer_ready(w)) {
