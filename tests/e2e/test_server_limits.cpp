@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/http_client.h"
+#include "tests/support/metric_sample.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_paths.h"
 
@@ -100,6 +101,18 @@ TEST_CASE("SIGTERM ends running streams with a last event and the server exits 0
     streams.back()->send(post("/v1/completions", body));
   }
   CHECK(streams.front()->first_events(1).size() == 1);  // the first stream is running
+  // A request the server has not read yet when SIGTERM comes is closed unanswered, like any idle
+  // connection, so the signal waits until all eight are in: running, waiting or finished.
+  double admitted = 0.0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (admitted < 8.0 && std::chrono::steady_clock::now() < deadline) {
+    const std::string metrics = test::http_call(server.port(), "GET", "/metrics").body;
+    admitted = test::metric_sample(metrics, "snapstream:num_requests_running") +
+               test::metric_sample(metrics, "snapstream:num_requests_waiting") +
+               test::metric_sample(metrics, "snapstream:request_prompt_tokens_count");
+    if (admitted < 8.0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(admitted == 8.0);
   auto exit_code = std::async(std::launch::async, [&server] { return server.stop(); });
   int cut_short = 0;
   for (auto& stream : streams) {
