@@ -29,6 +29,9 @@ namespace {
 namespace api = server::api;
 namespace http = server::http;
 
+// How long shutdown waits for connections to write their last responses once the engine stopped.
+constexpr std::chrono::seconds kFlushLimit{5};
+
 struct ServeArgs {
   ModelFlags model;
   std::string host = "127.0.0.1";
@@ -143,7 +146,15 @@ void run_serve(const ServeArgs& args) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     engine.shutdown();  // what is left ends as cancelled: its clients get a final error event
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // Each connection closes once its last bytes are written. A fixed pause could end before a
+    // loaded machine wrote them, leaving a client without the response it was promised; a
+    // client that stopped reading is not waited for past the limit.
+    const auto flush_deadline = std::chrono::steady_clock::now() + kFlushLimit;
+    while (server.connections() > 0 && std::chrono::steady_clock::now() < flush_deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (server.connections() > 0)
+      spdlog::warn("{} connections still open {:.0f} s after the engine stopped; closing them", server.connections(),
+                   std::chrono::duration<double>(kFlushLimit).count());
     server.close_all();
     stop_io();
     handler.set_api(nullptr);
