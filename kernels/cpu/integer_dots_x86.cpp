@@ -6,7 +6,8 @@
 // activation rows, and on AVX-512 interleaved (one instruction takes four values of sixteen rows)
 // for many. On AVX-512 the K-quants take sixteen rows side by side too (each row's block is
 // unpacked as before, and the sixteen rows' shares of a block are one vector step) and, against
-// many activation rows, interleaved block by block as well. All give the
+// many activation rows, interleaved block by block as well. Against one activation row, Q4_K and
+// Q5_K rows go four at a time on every instruction set (Q6_K on AVX-512 only). All give the
 // portable variant's bits: integer sums are exact and the float steps are the same operations in
 // the same order.
 #include <immintrin.h>
@@ -179,12 +180,13 @@ void q8_family_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* 
   for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
 }
 
-#ifdef SNAPSTREAM_AVX512_VNNI
 // The integer sums of four rows' lanes, row k's in lane k.
 inline __m128i sum_int_lanes4(const __m256i (&sums)[4]) {
   const __m256i quads = _mm256_hadd_epi32(_mm256_hadd_epi32(sums[0], sums[1]), _mm256_hadd_epi32(sums[2], sums[3]));
   return _mm_add_epi32(_mm256_castsi256_si128(quads), _mm256_extracti128_si256(quads, 1));
 }
+
+#ifdef SNAPSTREAM_AVX512_VNNI
 
 // Four consecutive weight rows against one activation row (decode of one sequence), block by
 // block: four forward streams, which the hardware prefetcher follows better than the sixteen of
@@ -509,20 +511,6 @@ constexpr ScaleSpreads make_scale_spreads() {
 }
 constexpr ScaleSpreads kScaleSpreads = make_scale_spreads();
 
-// Each row's share of Q4_K/Q5_K block b, from its lane sums of scale · weight · activation:
-// the mins meet the activations' 16-value sums (each min twice, see min_pairs).
-template <int M>
-inline void add_q45_k_shares(const std::byte* block, int64_t b, const __m256i (&sums)[M], const QuantisedRowView* x,
-                             __m256i min_pairs, float (&totals)[M]) {
-  const float d = f16_at(block), dmin = f16_at(block + 2);
-  for (int j = 0; j < M; ++j) {
-    const __m256i mins = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
-    int32_t scaled, mins_sum;
-    sum_int_lanes(sums[j], mins, scaled, mins_sum);
-    totals[j] += k_block_share(d, dmin, x[j].scales[b], scaled, mins_sum);
-  }
-}
-
 // Each row's share of Q6_K block b, from its lane sums of scale · stored value · activation:
 // the +32 stored with every value comes off as 32 · scale against the 16-value sums.
 template <int M>
@@ -575,7 +563,7 @@ inline void q45_k_scaled_lanes(const std::byte* block, int64_t b, const Quantise
 // q45_k_scaled_lanes with the block's own scales unpacked, and mins[j]: eight lanes of
 // min · (sums of 16 activations), each min twice.
 template <bool FifthBit, int M>
-inline void q45_k_block_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M],
+inline void q45_k_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M],
                               __m256i (&mins)[M]) {
   const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
   const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
@@ -617,7 +605,7 @@ struct KRowScales16 {
 };
 
 // The sixteen rows' Σ min · (activation sum) of block b against activation row x: the integer
-// the mins lanes of q45_k_block_lanes add up to, one row per lane.
+// the mins lanes of q45_k_lanes add up to, one row per lane.
 inline __m512i k_mins16(const KScales16& unpacked, const QuantisedRowView& x, int64_t b) {
   alignas(32) int32_t sub_sums[8];  // each 32-value sub-block's activation sum
   _mm256_store_si256(reinterpret_cast<__m256i*>(sub_sums), _mm256_madd_epi16(load32(x.sums16 + 16 * b), _mm256_set1_epi16(1)));
@@ -808,21 +796,8 @@ inline void interleave_q6_k(const std::byte* block, int64_t row_stride, __m512i 
   out.dmin = _mm512_setzero_ps();
 }
 
-// The K-quant types as the AVX-512 tiles see them: block size, lane sums, and where a block
-// keeps its f16 d (and dmin; Q6_K has none and shares with a dmin of zero).
-template <bool FifthBit>
-struct Q45K {
-  static constexpr int64_t kBytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
-  static constexpr bool kHasMin = true;
-  static constexpr int64_t kScaleAt = 0;
-  template <int M>
-  static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
-    q45_k_block_lanes<FifthBit, M>(block, b, x, scaled, mins);
-  }
-  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
-    interleave_q45_k<FifthBit>(block, row_stride, row_offsets, out);
-  }
-};
+// Q6_K as the AVX-512 tiles see it (Q4_K and Q5_K: Q45K, below): block size, lane sums, and
+// where a block keeps its f16 d; it has no dmin, and shares with one of zero.
 struct Q6K {
   static constexpr int64_t kBytes = kQ6_KBytes;
   static constexpr bool kHasMin = false;
@@ -835,52 +810,6 @@ struct Q6K {
     interleave_q6_k(block, row_stride, row_offsets, out);
   }
 };
-
-// One weight row: each block's lane sums summed, then its share (k_block_share) added.
-template <class Type, int M>
-void k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
-  float totals[M] = {};
-  for (int64_t b = 0; b < blocks; ++b) {
-    const std::byte* block = w + b * Type::kBytes;
-    __m256i scaled[M], mins[M];
-    Type::template lanes<M>(block, b, x, scaled, mins);
-    const float d = f16_at(block + Type::kScaleAt), dmin = Type::kHasMin ? f16_at(block + 2) : 0.0f;
-    for (int j = 0; j < M; ++j) {
-      int32_t scaled_sum, mins_sum;
-      sum_int_lanes(scaled[j], mins[j], scaled_sum, mins_sum);
-      totals[j] += k_block_share(d, dmin, x[j].scales[b], scaled_sum, mins_sum);
-    }
-  }
-  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
-}
-
-// Four consecutive weight rows against one activation row: q8_family_rows4's access pattern for
-// the K-quants, and k_tile's float steps lane by lane (so its bits).
-template <class Type>
-void k_rows4(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView& x, float* y,
-             bool prefetch_next) {
-  __m128 totals = _mm_setzero_ps();
-  const NextGroupPrefetch prefetch(w, 4 * row_stride, 4 * blocks, prefetch_next);
-  for (int64_t b = 0; b < blocks; ++b) {
-    __m256i scaled[4], mins[4];
-    alignas(16) float d[4], dmin[4];
-    for (int k = 0; k < 4; ++k) {
-      prefetch.fetch(4 * b + k);
-      const std::byte* block = w + k * row_stride + b * Type::kBytes;
-      __m256i row_scaled[1], row_mins[1];
-      Type::template lanes<1>(block, b, &x, row_scaled, row_mins);
-      scaled[k] = row_scaled[0];
-      mins[k] = row_mins[0];
-      d[k] = f16_at(block + Type::kScaleAt);
-      dmin[k] = Type::kHasMin ? f16_at(block + 2) : 0.0f;
-    }
-    const __m128 a = _mm_set1_ps(x.scales[b]);
-    const __m128 share = _mm_sub_ps(_mm_mul_ps(_mm_mul_ps(_mm_load_ps(d), a), _mm_cvtepi32_ps(sum_int_lanes4(scaled))),
-                                    _mm_mul_ps(_mm_mul_ps(_mm_load_ps(dmin), a), _mm_cvtepi32_ps(sum_int_lanes4(mins))));
-    totals = _mm_add_ps(totals, share);
-  }
-  _mm_storeu_ps(y, totals);
-}
 
 // Sixteen weight rows side by side: each row's lane sums per block, folded into registers of
 // sixteen row sums, so the shares of all sixteen rows take one vector step (the same operations
@@ -1012,46 +941,47 @@ void k_interleaved(const std::byte* w, int64_t row_stride, int64_t blocks, const
 }
 
 #else
-// Q4_K and Q5_K, per 64 values: 32 bytes of qs hold values 0-31 in low nibbles and 32-63 in
-// high ones; Q5_K's fifth bits are bits 2c and 2c+1 of the 32 qh bytes.
+// Q4_K and Q5_K, block b's lane sums against M activation rows, per 64 values: 32 bytes of qs
+// hold values 0-31 in low nibbles and 32-63 in high ones; Q5_K's fifth bits are bits 2c and 2c+1
+// of the 32 qh bytes. scaled[j]: scale · value · activation; mins[j]: min · (16-value activation
+// sums), each min twice.
 template <bool FifthBit, int M>
-void q45_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
-  const int64_t block_bytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
+inline void q45_k_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M],
+                        __m256i (&mins)[M]) {
   const __m256i nibble = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
-  float totals[M] = {};
-  for (int64_t b = 0; b < blocks; ++b) {
-    const std::byte* block = w + b * block_bytes;
-    const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
-    [[maybe_unused]] const __m256i qh = FifthBit ? load32(block + kQ5_KQh) : _mm256_setzero_si256();
-    const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
-    // Each min twice, one per 16-value activation sum of its sub-block.
-    const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
-    const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
-    const __m256i scale16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales_and_mins));
-    // Low and high halves add into separate accumulators (integers: the order changes nothing).
-    __m256i acc[M], acc_high[M];
-    for (int j = 0; j < M; ++j) acc[j] = acc_high[j] = _mm256_setzero_si256();
-    for (int c = 0; c < 4; ++c) {
-      const __m256i packed = load32(qs + 32 * c);
-      __m256i low = _mm256_and_si256(packed, nibble);
-      __m256i high = _mm256_and_si256(_mm256_srli_epi16(packed, 4), nibble);
-      if constexpr (FifthBit) {
-        low = _mm256_or_si256(low, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
-        high = _mm256_or_si256(high, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
-      }
-      const __m256i scale_low = _mm256_shuffle_epi8(scale16, load32(kScaleSpreads.bytes[2 * c]));
-      const __m256i scale_high = _mm256_shuffle_epi8(scale16, load32(kScaleSpreads.bytes[2 * c + 1]));
-      for (int j = 0; j < M; ++j) {
-        const int8_t* a = x[j].q + 256 * b + 64 * c;
-        acc[j] = add_scaled_byte_products(acc[j], low, load32(a), scale_low);
-        acc_high[j] = add_scaled_byte_products(acc_high[j], high, load32(a + 32), scale_high);
-      }
+  const std::byte* qs = block + (FifthBit ? kQ5_KQs : kQ4_KQs);
+  [[maybe_unused]] const __m256i qh = FifthBit ? load32(block + kQ5_KQh) : _mm256_setzero_si256();
+  const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
+  const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
+  const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
+  const __m256i scale16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales_and_mins));
+  // Low and high halves add into separate accumulators (integers: the order changes nothing).
+  __m256i high_sums[M];
+  for (int j = 0; j < M; ++j) scaled[j] = high_sums[j] = _mm256_setzero_si256();
+  for (int c = 0; c < 4; ++c) {
+    const __m256i packed = load32(qs + 32 * c);
+    __m256i low = _mm256_and_si256(packed, nibble);
+    __m256i high = _mm256_and_si256(_mm256_srli_epi16(packed, 4), nibble);
+    if constexpr (FifthBit) {
+      low = _mm256_or_si256(low, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
+      high = _mm256_or_si256(high, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
     }
-    for (int j = 0; j < M; ++j) acc[j] = _mm256_add_epi32(acc[j], acc_high[j]);
-    add_q45_k_shares<M>(block, b, acc, x, min_pairs, totals);
+    const __m256i scale_low = _mm256_shuffle_epi8(scale16, load32(kScaleSpreads.bytes[2 * c]));
+    const __m256i scale_high = _mm256_shuffle_epi8(scale16, load32(kScaleSpreads.bytes[2 * c + 1]));
+    for (int j = 0; j < M; ++j) {
+      const int8_t* a = x[j].q + 256 * b + 64 * c;
+      scaled[j] = add_scaled_byte_products(scaled[j], low, load32(a), scale_low);
+      high_sums[j] = add_scaled_byte_products(high_sums[j], high, load32(a + 32), scale_high);
+    }
   }
-  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
+  for (int j = 0; j < M; ++j) {
+    scaled[j] = _mm256_add_epi32(scaled[j], high_sums[j]);
+    mins[j] = _mm256_madd_epi16(load32(x[j].sums16 + 16 * b), min_pairs);
+  }
 }
+
+// Without AVX-512, Q6_K keeps a tile of its own (q6_k_tile) and has no lanes function.
+struct Q6K {};
 
 // Q6_K, per half of 128 values: part p (32 values) takes a nibble of ql (low for parts 0-1, high
 // for 2-3, from the first or second 32 bytes) and bits 2p, 2p+1 of the half's 32 qh bytes.
@@ -1090,6 +1020,70 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
 }
 
 #endif
+
+// Q4_K and Q5_K as k_tile, k_rows4 and the AVX-512 group tiles see them: block size, lane sums
+// (q45_k_lanes of this file's instruction set), and where a block keeps its f16 d and dmin.
+template <bool FifthBit>
+struct Q45K {
+  static constexpr int64_t kBytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
+  static constexpr bool kHasMin = true;
+  static constexpr int64_t kScaleAt = 0;
+  template <int M>
+  static void lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M], __m256i (&mins)[M]) {
+    q45_k_lanes<FifthBit, M>(block, b, x, scaled, mins);
+  }
+#ifdef SNAPSTREAM_AVX512_VNNI
+  static void interleave(const std::byte* block, int64_t row_stride, __m512i row_offsets, KGroupBlock& out) {
+    interleave_q45_k<FifthBit>(block, row_stride, row_offsets, out);
+  }
+#endif
+};
+
+// One weight row: each block's lane sums summed, then its share (k_block_share) added.
+template <class Type, int M>
+void k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t out_stride) {
+  float totals[M] = {};
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * Type::kBytes;
+    __m256i scaled[M], mins[M];
+    Type::template lanes<M>(block, b, x, scaled, mins);
+    const float d = f16_at(block + Type::kScaleAt), dmin = Type::kHasMin ? f16_at(block + 2) : 0.0f;
+    for (int j = 0; j < M; ++j) {
+      int32_t scaled_sum, mins_sum;
+      sum_int_lanes(scaled[j], mins[j], scaled_sum, mins_sum);
+      totals[j] += k_block_share(d, dmin, x[j].scales[b], scaled_sum, mins_sum);
+    }
+  }
+  for (int j = 0; j < M; ++j) out[j * out_stride] = totals[j];
+}
+
+// Four consecutive weight rows against one activation row: q8_family_rows4's access pattern for
+// the K-quants, and k_tile's float steps lane by lane (so its bits).
+template <class Type>
+void k_rows4(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView& x, float* y,
+             bool prefetch_next) {
+  __m128 totals = _mm_setzero_ps();
+  const NextGroupPrefetch prefetch(w, 4 * row_stride, 4 * blocks, prefetch_next);
+  for (int64_t b = 0; b < blocks; ++b) {
+    __m256i scaled[4], mins[4];
+    alignas(16) float d[4], dmin[4];
+    for (int k = 0; k < 4; ++k) {
+      prefetch.fetch(4 * b + k);
+      const std::byte* block = w + k * row_stride + b * Type::kBytes;
+      __m256i row_scaled[1], row_mins[1];
+      Type::template lanes<1>(block, b, &x, row_scaled, row_mins);
+      scaled[k] = row_scaled[0];
+      mins[k] = row_mins[0];
+      d[k] = f16_at(block + Type::kScaleAt);
+      dmin[k] = Type::kHasMin ? f16_at(block + 2) : 0.0f;
+    }
+    const __m128 a = _mm_set1_ps(x.scales[b]);
+    const __m128 share = _mm_sub_ps(_mm_mul_ps(_mm_mul_ps(_mm_load_ps(d), a), _mm_cvtepi32_ps(sum_int_lanes4(scaled))),
+                                    _mm_mul_ps(_mm_mul_ps(_mm_load_ps(dmin), a), _mm_cvtepi32_ps(sum_int_lanes4(mins))));
+    totals = _mm_add_ps(totals, share);
+  }
+  _mm_storeu_ps(y, totals);
+}
 
 // The row count as a template argument keeps each tile's accumulators in registers.
 template <template <int> class Tile, int M = 1>
@@ -1198,13 +1192,13 @@ void run_side16(const std::byte* w, int64_t row_stride, int64_t blocks, const Qu
 template <int M>
 struct Q4KTile {
   static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
-    q45_k_tile<false, M>(w, blocks, x, out, s);
+    k_tile<Q45K<false>, M>(w, blocks, x, out, s);
   }
 };
 template <int M>
 struct Q5KTile {
   static void run(const std::byte* w, int64_t blocks, const QuantisedRowView* x, float* out, int64_t s) {
-    q45_k_tile<true, M>(w, blocks, x, out, s);
+    k_tile<Q45K<true>, M>(w, blocks, x, out, s);
   }
 };
 template <int M>
@@ -1219,15 +1213,18 @@ struct Q6KTile {
 // Q4_K decode on an AVX-512 EPYC: even at 5 sequences, 18% faster at 8, 40% at 16).
 inline constexpr int64_t kKInterleaveMinRows = 6;
 
-// A K-quant band: on AVX-512, four rows at a time against one activation row, groups of sixteen
-// rows side by side against a few and interleaved against many; the rest one row at a time.
+// A K-quant band: four rows at a time against one activation row (AVX2's Q6_K excepted: it
+// keeps a tile of its own); on AVX-512, groups of sixteen rows side by side against a few
+// activation rows and interleaved against many; the rest one row at a time.
 template <class Type, template <int> class Tile>
 void k_band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x, int64_t m,
             float* y, int64_t y_stride) {
   int64_t r = 0;
+  if (m == 1) {
+    if constexpr (requires { Type::kBytes; })
+      for (; r + 4 <= rows; r += 4) k_rows4<Type>(w + r * row_stride, row_stride, blocks, x[0], y + r, r + 8 <= rows);
+  }
 #ifdef SNAPSTREAM_AVX512_VNNI
-  if (m == 1)
-    for (; r + 4 <= rows; r += 4) k_rows4<Type>(w + r * row_stride, row_stride, blocks, x[0], y + r, r + 8 <= rows);
   else if (m >= kKInterleaveMinRows && row_stride <= INT32_MAX / kGroupRows) {
     for (; r + 2 * kGroupRows <= rows; r += 2 * kGroupRows)
       k_interleaved<Type, 2>(w + r * row_stride, row_stride, blocks, x, m, y + r, y_stride, r + 4 * kGroupRows <= rows);
@@ -1244,13 +1241,6 @@ void k_band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks
 #endif
   if (r < rows) band_of_tiles<Tile, 256>(w + r * row_stride, row_stride, rows - r, blocks, x, m, y + r, y_stride);
 }
-
-#ifndef SNAPSTREAM_AVX512_VNNI
-// Only the AVX-512 band reads these.
-template <bool FifthBit>
-struct Q45K {};
-struct Q6K {};
-#endif
 
 }  // namespace
 
