@@ -187,7 +187,6 @@ inline __m128i sum_int_lanes4(const __m256i (&sums)[4]) {
 }
 
 #ifdef SNAPSTREAM_AVX512_VNNI
-
 // Four consecutive weight rows against one activation row (decode of one sequence), block by
 // block: four forward streams, which the hardware prefetcher follows better than the sixteen of
 // a side-by-side group (Q8_0 decode on an AVX-512 EPYC ran 15-30% faster this way), and four
@@ -564,7 +563,7 @@ inline void q45_k_scaled_lanes(const std::byte* block, int64_t b, const Quantise
 // min · (sums of 16 activations), each min twice.
 template <bool FifthBit, int M>
 inline void q45_k_lanes(const std::byte* block, int64_t b, const QuantisedRowView* x, __m256i (&scaled)[M],
-                              __m256i (&mins)[M]) {
+                        __m256i (&mins)[M]) {
   const __m128i scales_and_mins = unpack_k_scales_x86(block + kKScales);
   const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
   const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
