@@ -954,7 +954,10 @@ inline void q45_k_lanes(const std::byte* block, int64_t b, const QuantisedRowVie
   const __m128i min16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
   const __m256i min_pairs = _mm256_set_m128i(_mm_unpackhi_epi16(min16, min16), _mm_unpacklo_epi16(min16, min16));
   const __m256i scale16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales_and_mins));
-  // Low and high halves add into separate accumulators (integers: the order changes nothing).
+  // Low and high halves add into separate accumulators (integers: the order changes nothing),
+  // two dependency chains per row, but only for up to three rows: from four on the rows' chains
+  // are enough, and eight rows' sixteen accumulators would not fit in AVX2's sixteen registers
+  // (spilled, they cost llama-110m Q4_K decode of 16 sequences 15%).
   __m256i high_sums[M];
   for (int j = 0; j < M; ++j) scaled[j] = high_sums[j] = _mm256_setzero_si256();
   for (int c = 0; c < 4; ++c) {
@@ -970,7 +973,10 @@ inline void q45_k_lanes(const std::byte* block, int64_t b, const QuantisedRowVie
     for (int j = 0; j < M; ++j) {
       const int8_t* a = x[j].q + 256 * b + 64 * c;
       scaled[j] = add_scaled_byte_products(scaled[j], low, load32(a), scale_low);
-      high_sums[j] = add_scaled_byte_products(high_sums[j], high, load32(a + 32), scale_high);
+      if constexpr (M >= 4)
+        scaled[j] = add_scaled_byte_products(scaled[j], high, load32(a + 32), scale_high);
+      else
+        high_sums[j] = add_scaled_byte_products(high_sums[j], high, load32(a + 32), scale_high);
     }
   }
   for (int j = 0; j < M; ++j) {
@@ -1006,9 +1012,10 @@ void q6_k_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, fl
         const __m256i top = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * p), two_bits), 4);
         const __m256i values = _mm256_or_si256(nib, top);
         const __m256i scale_pair = _mm256_shuffle_epi8(half_scales, load32(kScaleSpreads.pairs[p]));
+        // Two chains per row while they fit in registers; one from four rows on (see q45_k_lanes).
+        const int set = M >= 4 ? 0 : p % 2;
         for (int j = 0; j < M; ++j)
-          acc[p % 2][j] =
-              add_scaled_byte_products(acc[p % 2][j], values, load32(x[j].q + 256 * b + 128 * h + 32 * p), scale_pair);
+          acc[set][j] = add_scaled_byte_products(acc[set][j], values, load32(x[j].q + 256 * b + 128 * h + 32 * p), scale_pair);
       }
     }
     __m256i sums[M];
