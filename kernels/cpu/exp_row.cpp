@@ -8,7 +8,10 @@
 
 #if defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
-#define SNAPSTREAM_EXP16 1
+#define SNAPSTREAM_EXP_LANES 16
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define SNAPSTREAM_EXP_LANES 8
 #endif
 
 namespace snapstream::kernels::cpu {
@@ -50,87 +53,139 @@ inline float exp_of(float x) {
   return value;
 }
 
-#ifdef SNAPSTREAM_EXP16
-// exp_of on sixteen lanes, operation for operation as GCC compiles it for this target (the
-// multiply-adds it fuses are fused here), so the same bits: compared with the scalar loop's
-// results on all 2^32 floats when written; test_exp_row checks that no value depends on which
-// loop below computes it. The polynomial is a chain of eight dependent steps; the loops keep two
-// registers' chains side by side in program order and add up the row in the same pass. Left
-// to the compiler's loop, exp was about 40% of attention over heads of eight values; this
-// way the whole attention call takes 31% less time.
-inline __m512 exp16(__m512 x) {
-  const __m512 clamped = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(kLowest)), _mm512_set1_ps(kHighest));
-  const __m512 shift = _mm512_set1_ps(kRoundingShift);
-  const __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(clamped, _mm512_set1_ps(kLog2e), shift), shift);
-  const __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Low), _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2High), clamped));
-  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  const __m512i whole = _mm512_cvttps_epi32(n);
-  // Halving toward zero, as the scalar division by 2 does.
-  const __m512i half = _mm512_srai_epi32(_mm512_add_epi32(whole, _mm512_srli_epi32(whole, 31)), 1);
-  const __m512i bias = _mm512_set1_epi32(127);
-  const __m512 scale_a = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(half, bias), 23));
-  const __m512 scale_b = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(whole, half), bias), 23));
-  __m512 value = _mm512_mul_ps(_mm512_mul_ps(p, scale_a), scale_b);
-  value = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(kLowest), _CMP_NLT_UQ), value);
-  value = _mm512_mask_mov_ps(value, _mm512_cmp_ps_mask(x, _mm512_set1_ps(kHighest), _CMP_GT_OQ),
-                             _mm512_set1_ps(std::numeric_limits<float>::infinity()));
+#ifdef SNAPSTREAM_EXP_LANES
+// One register of lanes as exp_lanes_of and exp_lanes take it: sixteen floats on AVX-512, eight
+// on AVX2, with the same names, so the arithmetic below is written once for both.
+#if SNAPSTREAM_EXP_LANES == 16
+#define SNAPSTREAM_LANE_OP(op) _mm512_##op
+using Floats = __m512;
+using Ints = __m512i;
+using TailMask = __mmask16;
+#else
+#define SNAPSTREAM_LANE_OP(op) _mm256_##op
+using Floats = __m256;
+using Ints = __m256i;
+using TailMask = __m256i;
+#endif
+inline Floats splat(float v) { return SNAPSTREAM_LANE_OP(set1_ps)(v); }
+inline Ints splat_int(int32_t v) { return SNAPSTREAM_LANE_OP(set1_epi32)(v); }
+inline Floats load(const float* p) { return SNAPSTREAM_LANE_OP(loadu_ps)(p); }
+inline void store(float* p, Floats v) { SNAPSTREAM_LANE_OP(storeu_ps)(p, v); }
+inline Floats add(Floats a, Floats b) { return SNAPSTREAM_LANE_OP(add_ps)(a, b); }
+inline Floats sub(Floats a, Floats b) { return SNAPSTREAM_LANE_OP(sub_ps)(a, b); }
+inline Floats mul(Floats a, Floats b) { return SNAPSTREAM_LANE_OP(mul_ps)(a, b); }
+inline Floats fmadd(Floats a, Floats b, Floats c) { return SNAPSTREAM_LANE_OP(fmadd_ps)(a, b, c); }
+inline Floats fnmadd(Floats a, Floats b, Floats c) { return SNAPSTREAM_LANE_OP(fnmadd_ps)(a, b, c); }
+inline Floats min(Floats a, Floats b) { return SNAPSTREAM_LANE_OP(min_ps)(a, b); }
+inline Floats max(Floats a, Floats b) { return SNAPSTREAM_LANE_OP(max_ps)(a, b); }
+inline Ints truncate(Floats v) { return SNAPSTREAM_LANE_OP(cvttps_epi32)(v); }
+inline Ints add(Ints a, Ints b) { return SNAPSTREAM_LANE_OP(add_epi32)(a, b); }
+inline Ints sub(Ints a, Ints b) { return SNAPSTREAM_LANE_OP(sub_epi32)(a, b); }
+inline Ints shift_right_arithmetic(Ints a, int n) { return SNAPSTREAM_LANE_OP(srai_epi32)(a, n); }
+inline Ints shift_right(Ints a, int n) { return SNAPSTREAM_LANE_OP(srli_epi32)(a, n); }
+inline Ints shift_left(Ints a, int n) { return SNAPSTREAM_LANE_OP(slli_epi32)(a, n); }
+#undef SNAPSTREAM_LANE_OP
+
+// What differs beyond the names: reinterpreting bits, lane masks, and the running sums.
+#if SNAPSTREAM_EXP_LANES == 16
+inline Floats as_floats(Ints a) { return _mm512_castsi512_ps(a); }
+// value where x is not below kLowest (NaN included), else +0; +inf above kHighest; x where NaN.
+inline Floats edges(Floats value, Floats x) {
+  value = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, splat(kLowest), _CMP_NLT_UQ), value);
+  value = _mm512_mask_mov_ps(value, _mm512_cmp_ps_mask(x, splat(kHighest), _CMP_GT_OQ),
+                             splat(std::numeric_limits<float>::infinity()));
   return _mm512_mask_mov_ps(value, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
 }
+inline TailMask tail_mask(int64_t count) {
+  return count >= 16 ? TailMask{0xFFFF} : static_cast<TailMask>((1u << count) - 1);
+}
+inline Floats load_tail(const float* p, TailMask lanes) { return _mm512_maskz_loadu_ps(lanes, p); }
+inline Floats zero_outside(TailMask lanes, Floats v) { return _mm512_maskz_mov_ps(lanes, v); }
+inline void store_tail(float* p, TailMask lanes, Floats v) { _mm512_mask_storeu_ps(p, lanes, v); }
+// Eight running sums: lane l of each half adds into sum l, the low half first.
+inline __m256 add_to_sums(__m256 sums, Floats v) {
+  return _mm256_add_ps(_mm256_add_ps(sums, _mm512_castps512_ps256(v)), _mm512_extractf32x8_ps(v, 1));
+}
+#else
+inline Floats as_floats(Ints a) { return _mm256_castsi256_ps(a); }
+inline Floats edges(Floats value, Floats x) {
+  value = _mm256_and_ps(value, _mm256_cmp_ps(x, splat(kLowest), _CMP_NLT_UQ));
+  value = _mm256_blendv_ps(value, splat(std::numeric_limits<float>::infinity()), _mm256_cmp_ps(x, splat(kHighest), _CMP_GT_OQ));
+  return _mm256_blendv_ps(value, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+inline TailMask tail_mask(int64_t count) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(std::min<int64_t>(count, 8))),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline Floats load_tail(const float* p, TailMask lanes) { return _mm256_maskload_ps(p, lanes); }
+inline Floats zero_outside(TailMask lanes, Floats v) { return _mm256_and_ps(v, _mm256_castsi256_ps(lanes)); }
+inline void store_tail(float* p, TailMask lanes, Floats v) { _mm256_maskstore_ps(p, lanes, v); }
+inline __m256 add_to_sums(__m256 sums, Floats v) { return _mm256_add_ps(sums, v); }
+#endif
+constexpr int64_t kLanes = SNAPSTREAM_EXP_LANES;
 
-// Eight running sums of a row's values, lane l taking values l, l + 8, l + 16, ... in order, then
-// combined as ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)): the sum exp_shifted_row returns.
-class LaneSums {
- public:
-  void add(__m512 values) {
-    sums_ = _mm256_add_ps(_mm256_add_ps(sums_, _mm512_castps512_ps256(values)), _mm512_extractf32x8_ps(values, 1));
-  }
-  float total() const {
-    const __m128 halves = _mm_add_ps(_mm256_castps256_ps128(sums_), _mm256_extractf128_ps(sums_, 1));
-    const __m128 pairs = _mm_add_ps(halves, _mm_movehl_ps(halves, halves));
-    return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 0x55)));
-  }
+// exp_of on a register of lanes, operation for operation as GCC compiles it for these targets
+// (the multiply-adds it fuses are fused here), so the same bits: compared with the scalar loop's
+// results on all 2^32 floats, on AVX-512 and on AVX2; test_exp_row checks that no value depends
+// on which loop below computes it. The polynomial is a chain of eight dependent steps; the loops
+// keep two registers' chains side by side in program order and add up the row in the same pass.
+// Left to the compiler's loop, exp was about 40% of attention over heads of eight values on
+// AVX-512 (this way the whole attention call takes 31% less time); on AVX2, GCC 12 leaves the
+// loop scalar, about 140 instructions a value, 40% of all that stories260K's decode of 16
+// sequences ran.
+inline Floats exp_lanes_of(Floats x) {
+  const Floats clamped = min(max(x, splat(kLowest)), splat(kHighest));
+  const Floats shift = splat(kRoundingShift);
+  const Floats n = sub(fmadd(clamped, splat(kLog2e), shift), shift);
+  const Floats r = fnmadd(n, splat(kLn2Low), fnmadd(n, splat(kLn2High), clamped));
+  Floats p = splat(1.0f / 5040.0f);
+  p = fmadd(p, r, splat(1.0f / 720.0f));
+  p = fmadd(p, r, splat(1.0f / 120.0f));
+  p = fmadd(p, r, splat(1.0f / 24.0f));
+  p = fmadd(p, r, splat(1.0f / 6.0f));
+  p = fmadd(p, r, splat(0.5f));
+  p = fmadd(p, r, splat(1.0f));
+  p = fmadd(p, r, splat(1.0f));
+  const Ints whole = truncate(n);
+  // Halving toward zero, as the scalar division by 2 does.
+  const Ints half = shift_right_arithmetic(add(whole, shift_right(whole, 31)), 1);
+  const Ints bias = splat_int(127);
+  const Floats scale_a = as_floats(shift_left(add(half, bias), 23));
+  const Floats scale_b = as_floats(shift_left(add(sub(whole, half), bias), 23));
+  return edges(mul(mul(p, scale_a), scale_b), x);
+}
 
- private:
-  __m256 sums_ = _mm256_setzero_ps();
-};
-
-// out[i] = exp16(in[i] · factor - shift) for i < n, two registers at a time, then one, then the
-// rest under a mask (its empty lanes count as +0, which changes no sum of these values, all
-// +0 or more). Returns the values' LaneSums total.
+// out[i] = exp_lanes_of(in[i] · factor - shift) for i < n, two registers at a time, then one,
+// then the rest under a mask (its empty lanes count as +0, which changes no sum of these values,
+// all +0 or more). Returns the values' sum: eight running sums, sum l taking values l, l + 8,
+// l + 16, ... in order, combined as ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)).
 inline float exp_lanes(const float* in, float factor, float shift, float* out, int64_t n) {
-  const __m512 f = _mm512_set1_ps(factor), s = _mm512_set1_ps(shift);
-  LaneSums sums;
+  const Floats f = splat(factor), s = splat(shift);
+  __m256 sums = _mm256_setzero_ps();
   int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 a = exp16(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(in + i), f), s));
-    const __m512 b = exp16(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(in + i + 16), f), s));
-    _mm512_storeu_ps(out + i, a);
-    _mm512_storeu_ps(out + i + 16, b);
-    sums.add(a);
-    sums.add(b);
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    const Floats a = exp_lanes_of(sub(mul(load(in + i), f), s));
+    const Floats b = exp_lanes_of(sub(mul(load(in + i + kLanes), f), s));
+    store(out + i, a);
+    store(out + i + kLanes, b);
+    sums = add_to_sums(add_to_sums(sums, a), b);
   }
-  for (; i < n; i += 16) {
-    const __mmask16 lanes = n - i >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (n - i)) - 1);
-    const __m512 values =
-        _mm512_maskz_mov_ps(lanes, exp16(_mm512_sub_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, in + i), f), s)));
-    _mm512_mask_storeu_ps(out + i, lanes, values);
-    sums.add(values);
+  for (; i < n; i += kLanes) {
+    const TailMask lanes = tail_mask(n - i);
+    const Floats values = zero_outside(lanes, exp_lanes_of(sub(mul(load_tail(in + i, lanes), f), s)));
+    store_tail(out + i, lanes, values);
+    sums = add_to_sums(sums, values);
   }
-  return sums.total();
+  const __m128 halves = _mm_add_ps(_mm256_castps256_ps128(sums), _mm256_extractf128_ps(sums, 1));
+  const __m128 pairs = _mm_add_ps(halves, _mm_movehl_ps(halves, halves));
+  return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 0x55)));
 }
 #endif
 
 }  // namespace
 
 void exp_row(const float* in, float factor, float* out, int64_t n) {
-#ifdef SNAPSTREAM_EXP16
+#ifdef SNAPSTREAM_EXP_LANES
   // factor · x - 0 is factor · x exactly, so the shared loop computes exp_of(factor · x).
   (void)exp_lanes(in, factor, 0.0f, out, n);
 #else
@@ -139,7 +194,7 @@ void exp_row(const float* in, float factor, float* out, int64_t n) {
 }
 
 float exp_shifted_row(float* x, int64_t n, float shift) {
-#ifdef SNAPSTREAM_EXP16
+#ifdef SNAPSTREAM_EXP_LANES
   // 1 · x is x exactly, so this is exp_of(x - shift).
   return exp_lanes(x, 1.0f, shift, x, n);
 #else

@@ -1,5 +1,6 @@
-// exp over a row of scores, written so the compiler vectorises it: softmax and attention spend
-// most of their time here on small heads, where a scalar libm call per score dominates.
+// exp over a row of scores, sixteen or eight at a time where the build targets AVX-512 or AVX2
+// (the same bits as the portable loop): softmax and attention spend most of their time here on
+// small heads, where a scalar libm call per score dominates.
 #pragma once
 
 #include <cstdint>
