@@ -1,5 +1,6 @@
 // exp as 2^n · e^r with n = round(x / ln 2) and |r| <= ln(2)/2, e^r from its Taylor series to
-// degree 7 (truncation below 1e-8 relative on that range). Branch-free, so loops over it vectorise.
+// degree 7 (truncation below 1e-8 relative on that range). exp_of is the portable scalar form;
+// AVX-512 and AVX2 builds run the same steps on a register of lanes (exp_lanes_of).
 #include "kernels/cpu/exp_row.h"
 
 #include <algorithm>

@@ -94,8 +94,8 @@ inline float f16_at(const std::byte* p) {
 // The f16 values of rows K... (`stride` bytes apart from `first`) as 16-bit words K... of one
 // register, for _mm_cvtph_ps/_mm256_cvtph_ps. Several rows' scales written to a float array and
 // read back as a vector cost a stall per block: a load cannot take its bytes from several
-// smaller stores still in flight (decode of one sequence of llama-110m on a 2-core AVX2 EPYC ran
-// 1.06x as fast in Q8_0 and 1.09x in Q4_K without it).
+// smaller stores still in flight. Widened from one register instead, decode of one sequence of
+// llama-110m on a 2-core AVX2 EPYC ran 1.06x as fast in Q8_0 and 1.09x in Q4_K.
 template <size_t... K>
 inline __m128i f16_words(const std::byte* first, int64_t stride, std::index_sequence<K...>) {
   __m128i words = _mm_setzero_si128();
