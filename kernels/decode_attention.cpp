@@ -61,7 +61,7 @@ void score_rest(const float* q, int64_t group, const uint16_t* keys, int64_t cou
 template <typename T>
 void score_group(const float* q, int64_t group, const T* keys, const T* values, int64_t extent, int64_t hd, float* scores,
                  int64_t scores_stride) {
-#ifdef SNAPSTREAM_HEAD8
+#ifdef SNAPSTREAM_HEAD8_SCORES
   // Without the prefetches below: a key row this short leaves one 256-byte stream per block,
   // which the hardware prefetcher follows (64 sequences of 512 entries, caches far beyond L3:
   // 29 GB/s, the machine's read bandwidth).

@@ -24,10 +24,12 @@ inline float horizontal_sum(__m256 v) {
 // (t0 + t2) + (t1 + t3), which leaves 0 2 4 6 in the low half and 1 3 5 7 in the high one.
 inline void horizontal_sums8(const __m256* acc, float* out) {
   __m256 pairs[4];
+#pragma GCC unroll 4
   for (int p = 0; p < 4; ++p)
     pairs[p] = _mm256_add_ps(_mm256_permute2f128_ps(acc[2 * p], acc[2 * p + 1], 0x20),
                              _mm256_permute2f128_ps(acc[2 * p], acc[2 * p + 1], 0x31));
   __m256 quads[2];
+#pragma GCC unroll 2
   for (int q = 0; q < 2; ++q)
     quads[q] = _mm256_add_ps(_mm256_shuffle_ps(pairs[2 * q], pairs[2 * q + 1], 0x44),
                              _mm256_shuffle_ps(pairs[2 * q], pairs[2 * q + 1], 0xEE));
@@ -147,7 +149,11 @@ template <typename T>
 void rows8(const T* rows, int64_t stride, const float* x, int64_t n, float* out) {
   int64_t i = 0;
 #ifdef SNAPSTREAM_AVX2
+  // Unrolled by hand: a zeroing loop becomes a call to memset, which pins all eight sums in
+  // memory for the whole loop (at eight values per row, as attention heads of eight have, that
+  // was as much work again as the products).
   __m256 acc[8];
+#pragma GCC unroll 8
   for (auto& a : acc) a = _mm256_setzero_ps();
   for (; i + 8 <= n; i += 8) {
     const __m256 xv = _mm256_loadu_ps(x + i);

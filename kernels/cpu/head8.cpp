@@ -1,24 +1,25 @@
-// Heads of eight values on AVX-512. Scoring: each register pair of keys (key i in the low half,
-// key i + 8 in the high one) is widened, sixteen keys are transposed so register d holds value d
-// of every key, and a head's scores are then eight multiplies and seven adds in dot_f32's order.
-// Weighting: four value rows per register pair, one running sum per row modulo 4 as the generic
-// kernel deals them. Built with -ffp-contract=off: a fused multiply-add in either tree would
-// change the bits the other kernels give.
+// Heads of eight values. Scoring, on AVX2 and AVX-512: a block of keys (eight, or sixteen with
+// key i in the low half of a register pair and key i + 8 in the high one) is widened and
+// transposed so register d holds value d of every key, and a head's scores are then eight
+// multiplies and seven adds in dot_f32's order. Weighting, on AVX-512: four value rows per
+// register pair, one running sum per row modulo 4 as the generic kernel deals them. Built with
+// -ffp-contract=off: a fused multiply-add in either tree would change the bits the other kernels give.
 #include "kernels/cpu/head8.h"
 
-#ifdef SNAPSTREAM_HEAD8
+#ifdef SNAPSTREAM_HEAD8_SCORES
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/widen.h"
+
 namespace snapstream::kernels::cpu {
 namespace {
 
+#ifdef SNAPSTREAM_HEAD8
+using KeyLanes = __m512;
 constexpr int64_t kKeysPerBlock = 16;
-constexpr int64_t kRowsPerStep = 4;
-// The most query heads one pass keeps sums for (two registers each).
-constexpr int kMaxHeadsPerPass = 4;
 
 // Keys i and i + 8 of a block as one register: key i in lanes 0-7, key i + 8 in lanes 8-15.
 inline __m512 key_pair(const float* keys, int i) {
@@ -59,34 +60,92 @@ inline void key_columns(const T* keys, __m512 (&column)[8]) {
   }
 }
 
-// The scores of sixteen keys against one query head: ((p0 + p4) + (p2 + p6)) + ((p1 + p5) +
-// (p3 + p7)) for the products p, as dot_f32's horizontal sum adds its lanes.
-inline __m512 head_scores(const __m512 (&column)[8], const float* query) {
-  __m512 p[8];
-  for (int d = 0; d < 8; ++d) p[d] = _mm512_mul_ps(column[d], _mm512_set1_ps(query[d]));
-  return _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(p[0], p[4]), _mm512_add_ps(p[2], p[6])),
-                       _mm512_add_ps(_mm512_add_ps(p[1], p[5]), _mm512_add_ps(p[3], p[7])));
+inline void store_first(float* out, __m512 scores, int64_t count) {
+  _mm512_mask_storeu_ps(out, static_cast<__mmask16>((1u << count) - 1), scores);
+}
+#else
+using KeyLanes = __m256;
+constexpr int64_t kKeysPerBlock = 8;
+
+// Eight keys of eight values, transposed: column d lane k holds value d of key k.
+template <typename T>
+inline void key_columns(const T* keys, __m256 (&column)[8]) {
+  __m256 key[8], unpacked[8], quads[8];
+  for (int k = 0; k < 8; ++k) key[k] = load8(keys + 8 * k);
+  // Within each 128-bit half: quads[4c + d] (c = 0 for keys 0-3, 1 for keys 4-7) holds value d
+  // of four keys in its low half and value d + 4 in its high one.
+  for (int c = 0; c < 2; ++c) {
+    const __m256* in = key + 4 * c;
+    __m256* out = unpacked + 4 * c;
+    out[0] = _mm256_unpacklo_ps(in[0], in[1]);
+    out[1] = _mm256_unpackhi_ps(in[0], in[1]);
+    out[2] = _mm256_unpacklo_ps(in[2], in[3]);
+    out[3] = _mm256_unpackhi_ps(in[2], in[3]);
+    quads[4 * c + 0] = _mm256_shuffle_ps(out[0], out[2], 0x44);
+    quads[4 * c + 1] = _mm256_shuffle_ps(out[0], out[2], 0xEE);
+    quads[4 * c + 2] = _mm256_shuffle_ps(out[1], out[3], 0x44);
+    quads[4 * c + 3] = _mm256_shuffle_ps(out[1], out[3], 0xEE);
+  }
+  for (int d = 0; d < 4; ++d) {
+    column[d] = _mm256_permute2f128_ps(quads[d], quads[4 + d], 0x20);
+    column[d + 4] = _mm256_permute2f128_ps(quads[d], quads[4 + d], 0x31);
+  }
 }
 
-// Block by block, each block transposed once for every head; a query value is broadcast from
-// memory by each multiply that needs it.
+inline void store_first(float* out, __m256 scores, int64_t count) {
+  float block[kKeysPerBlock];
+  _mm256_storeu_ps(block, scores);
+  std::copy_n(block, count, out);
+}
+#endif
+
+// The scores of a block of keys against one query head: ((p0 + p4) + (p2 + p6)) + ((p1 + p5) +
+// (p3 + p7)) for the products p, as dot_f32's horizontal sum adds its lanes. GCC's vector
+// operators, so one text serves both register widths (a scalar operand is broadcast).
+inline KeyLanes head_scores(const KeyLanes (&column)[8], const float* query) {
+  KeyLanes p[8];
+  for (int d = 0; d < 8; ++d) p[d] = column[d] * query[d];
+  return ((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7]));
+}
+
+// Block by block, each block transposed once for every head.
 template <typename T>
 void score_keys(const float* q, int64_t heads, const T* keys, int64_t count, float* scores, int64_t scores_stride) {
-  __m512 column[8];
+  KeyLanes column[8];
   const int64_t whole = count / kKeysPerBlock * kKeysPerBlock;
   for (int64_t s = 0; s < whole; s += kKeysPerBlock) {
     key_columns(keys + s * kHead8Width, column);
-    for (int64_t h = 0; h < heads; ++h) _mm512_storeu_ps(scores + h * scores_stride + s, head_scores(column, q + h * kHead8Width));
+    for (int64_t h = 0; h < heads; ++h) {
+      const KeyLanes block = head_scores(column, q + h * kHead8Width);
+      std::memcpy(scores + h * scores_stride + s, &block, sizeof block);
+    }
   }
   if (whole == count) return;
   // The last partial block is copied next to zero keys, so every load stays inside the cache.
   T rest[kKeysPerBlock * kHead8Width] = {};
   std::memcpy(rest, keys + whole * kHead8Width, static_cast<size_t>((count - whole) * kHead8Width) * sizeof(T));
   key_columns(rest, column);
-  const __mmask16 rest_lanes = static_cast<__mmask16>((1u << (count - whole)) - 1);
   for (int64_t h = 0; h < heads; ++h)
-    _mm512_mask_storeu_ps(scores + h * scores_stride + whole, rest_lanes, head_scores(column, q + h * kHead8Width));
+    store_first(scores + h * scores_stride + whole, head_scores(column, q + h * kHead8Width), count - whole);
 }
+
+}  // namespace
+
+void score_keys_head8(const float* q, int64_t heads, const float* keys, int64_t count, float* scores,
+                      int64_t scores_stride) {
+  score_keys(q, heads, keys, count, scores, scores_stride);
+}
+void score_keys_head8(const float* q, int64_t heads, const uint16_t* keys, int64_t count, float* scores,
+                      int64_t scores_stride) {
+  score_keys(q, heads, keys, count, scores, scores_stride);
+}
+
+#ifdef SNAPSTREAM_HEAD8
+namespace {
+
+constexpr int64_t kRowsPerStep = 4;
+// The most query heads one pass keeps sums for (two registers each).
+constexpr int kMaxHeadsPerPass = 4;
 
 // Rows s, s + 1 (first) and s + 2, s + 3 (second) of four consecutive rows of eight.
 inline void row_quads(const float* rows, __m512& first, __m512& second) {
@@ -162,14 +221,6 @@ void weighted_rows(const float* weights, int64_t weights_stride, int64_t heads, 
 
 }  // namespace
 
-void score_keys_head8(const float* q, int64_t heads, const float* keys, int64_t count, float* scores,
-                      int64_t scores_stride) {
-  score_keys(q, heads, keys, count, scores, scores_stride);
-}
-void score_keys_head8(const float* q, int64_t heads, const uint16_t* keys, int64_t count, float* scores,
-                      int64_t scores_stride) {
-  score_keys(q, heads, keys, count, scores, scores_stride);
-}
 void weighted_rows_head8(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
                          float* out, int64_t out_stride) {
   weighted_rows(weights, weights_stride, heads, rows, count, out, out_stride);
@@ -178,6 +229,8 @@ void weighted_rows_head8(const float* weights, int64_t weights_stride, int64_t h
                          int64_t count, float* out, int64_t out_stride) {
   weighted_rows(weights, weights_stride, heads, rows, count, out, out_stride);
 }
+
+#endif  // SNAPSTREAM_HEAD8
 
 }  // namespace snapstream::kernels::cpu
 #endif

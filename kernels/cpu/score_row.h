@@ -1,5 +1,5 @@
 // The step between scoring keys and the softmax in decode attention: scale the live entries'
-// scores, rule out the empty ones, and find the row's maximum, in loops the compiler vectorises.
+// scores, rule out the empty ones, and find the row's maximum, in one pass.
 #pragma once
 
 #include <cstdint>
