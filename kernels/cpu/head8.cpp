@@ -3,7 +3,8 @@
 // transposed so register d holds value d of every key, and a head's scores are then eight
 // multiplies and seven adds in dot_f32's order. Weighting, on AVX-512: four value rows per
 // register pair, one running sum per row modulo 4 as the generic kernel deals them. Built with
-// -ffp-contract=off: a fused multiply-add in either tree would change the bits the other kernels give.
+// -ffp-contract=off: a fused multiply-add in either tree would change the bits the other
+// kernels give.
 #include "kernels/cpu/head8.h"
 
 #ifdef SNAPSTREAM_HEAD8_SCORES

@@ -21,7 +21,8 @@ float scale_live_scores(float* scores, const uint8_t* live, int64_t n, float sca
   __m256 largest_lanes = _mm256_set1_ps(start);
   for (; i + kLanes <= n; i += kLanes) {
     const __m128i live_bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(live + i));
-    const __m256 empty = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_cvtepu8_epi32(live_bytes), _mm256_setzero_si256()));
+    const __m256i live_lanes = _mm256_cvtepu8_epi32(live_bytes);
+    const __m256 empty = _mm256_castsi256_ps(_mm256_cmpeq_epi32(live_lanes, _mm256_setzero_si256()));
     const __m256 scaled = _mm256_blendv_ps(_mm256_mul_ps(_mm256_loadu_ps(scores + i), scale_lanes), ruled_out, empty);
     _mm256_storeu_ps(scores + i, scaled);
     // max_ps(a, b) is a > b ? a : b lane by lane, the portable loop's comparison.
