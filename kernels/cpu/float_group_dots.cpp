@@ -2,14 +2,16 @@
 // (the Docker image) still regroups these weights on a CPU with AVX-512.
 #include "kernels/cpu/float_group_dots.h"
 
+#include "kernels/cpu/cpu_features.h"
+
 namespace snapstream::kernels::cpu {
 namespace {
 
 bool runs_avx512f() {
 #if defined(__x86_64__)
   static const bool runs = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    const CpuFeatures features = running_cpu_features();
+    return features.avx512f && features.fma;
   }();
   return runs;
 #else
