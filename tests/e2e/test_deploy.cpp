@@ -70,6 +70,7 @@ TEST_CASE("the Dockerfile and the compose file pass the deployment lint and a br
   const auto dockerfile = copy / "docker" / "Dockerfile";
   write_text(dockerfile, std::regex_replace(read_text(dockerfile), std::regex("HEALTHCHECK [^\\n]*\\\\\\n[^\\n]*\\n"), ""));
   write_text(dockerfile, replaced(read_text(dockerfile), "USER snapstream", "USER root"));
+  write_text(dockerfile, replaced(read_text(dockerfile), "ARG SNAPSTREAM_MARCH=x86-64-v3", "ARG SNAPSTREAM_MARCH=native"));
   const auto compose = copy / "docker" / "docker-compose.yml";
   write_text(compose, replaced(read_text(compose), "\n  grafana:\n", "\n  dashboards:\n"));
   write_text(compose, replaced(read_text(compose), "- \"${SNAPSTREAM_PORT:-8000}:8000\"", "- \"8000:80\""));
@@ -78,6 +79,7 @@ TEST_CASE("the Dockerfile and the compose file pass the deployment lint and a br
   CHECK(broken.exit_code == 1);
   CHECK(broken.out.find("the runtime stage needs a HEALTHCHECK on /health") != std::string::npos);
   CHECK(broken.out.find("must run as a non-root USER") != std::string::npos);
+  CHECK(broken.out.find("must target x86-64-v3 by default") != std::string::npos);
   CHECK(broken.out.find("no 'grafana' service") != std::string::npos);
   CHECK(broken.out.find("the server must publish port 8000") != std::string::npos);
 }

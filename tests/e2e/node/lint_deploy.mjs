@@ -50,6 +50,8 @@ if (stages.length >= 2) {
   check(buildName !== undefined, "Dockerfile: the build stage needs a name (FROM ... AS build)");
   check(inStage(build, "RUN", /scripts\/setup\.sh/), "Dockerfile: the build stage must install packages with scripts/setup.sh");
   check(inStage(build, "RUN", /SNAPSTREAM_NATIVE=OFF/), "Dockerfile: the image must be built without -march=native (SNAPSTREAM_NATIVE=OFF)");
+  check(inStage(build, "RUN", /SNAPSTREAM_MARCH=/) && inStage(build, "ARG", /^SNAPSTREAM_MARCH=x86-64-v3$/),
+        "Dockerfile: the image must target x86-64-v3 by default (ARG SNAPSTREAM_MARCH=x86-64-v3, passed to cmake)");
   check(inStage(build, "RUN", /CMAKE_BUILD_TYPE=Release/), "Dockerfile: the build stage must build Release");
   check(/-slim/.test(runtime.from), "Dockerfile: the runtime stage should be debian:12-slim");
   check(inStage(runtime, "COPY", new RegExp(`--from=${buildName}\\s`)), "Dockerfile: the runtime stage must copy the binary from the build stage");
