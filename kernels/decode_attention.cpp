@@ -61,12 +61,11 @@ void score_rest(const float* q, int64_t group, const uint16_t* keys, int64_t cou
 template <typename T>
 void score_group(const float* q, int64_t group, const T* keys, const T* values, int64_t extent, int64_t hd, float* scores,
                  int64_t scores_stride) {
-#ifdef SNAPSTREAM_HEAD8_SCORES
   // Without the prefetches below: a key row this short leaves one 256-byte stream per block,
   // which the hardware prefetcher follows (64 sequences of 512 entries, caches far beyond L3:
   // 29 GB/s, the machine's read bandwidth).
-  if (hd == cpu::kHead8Width) return cpu::score_keys_head8(q, group, keys, extent, scores, scores_stride);
-#endif
+  if (hd == cpu::kHead8Width && cpu::head8_scores_available())
+    return cpu::score_keys_head8(q, group, keys, extent, scores, scores_stride);
   constexpr int64_t kValuesPerLine = kLineBytes / static_cast<int64_t>(sizeof(T));
   const int64_t distance = std::max(kPrefetchAhead, kPrefetchAheadBytes / (hd * static_cast<int64_t>(sizeof(T))));
   int64_t s = 0;
@@ -111,11 +110,9 @@ void attend(const float* q, const float* shifted_q, const float* self_keys, cons
     const float inverse = 1.0f / cpu::exp_shifted_row(w, extent + 1, max_score);
     for (int64_t s = 0; s <= extent; ++s) w[s] *= inverse;
   }
-#ifdef SNAPSTREAM_HEAD8
-  if (hd == cpu::kHead8Width)
+  if (hd == cpu::kHead8Width && cpu::head8_weighted_rows_available())
     cpu::weighted_rows_head8(weights.data(), row, group, values, extent, o, hd);
   else
-#endif
     cpu::weighted_row_sums(weights.data(), row, group, values, extent, hd, hd, o, hd);
   for (int64_t g = 0; g < group; ++g) {
     const float a = weights[static_cast<size_t>(g * row + extent)];

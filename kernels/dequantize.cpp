@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "kernels/dequantize.h"
-#include "kernels/cpu/widen.h"
+#include "kernels/cpu/f16_rows.h"
 #include "kernels/quant_blocks.h"
 
 namespace snapstream::kernels {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/cpu/widen.h"
+#include "kernels/cpu/f16_rows.h"
 #include "kernels/errors.h"
 
 namespace snapstream::kernels {

@@ -63,4 +63,12 @@ CpuFeatures running_cpu_features() {
 CpuFeatures running_cpu_features() { return {}; }
 #endif
 
+bool runs_x86_64_v3(const CpuFeatures& f) {
+  return f.avx2 && f.fma && f.f16c && f.bmi && f.bmi2 && f.movbe && f.lzcnt;
+}
+
+bool runs_x86_64_v4(const CpuFeatures& f) {
+  return runs_x86_64_v3(f) && f.avx512f && f.avx512bw && f.avx512cd && f.avx512dq && f.avx512vl;
+}
+
 }  // namespace snapstream::kernels::cpu

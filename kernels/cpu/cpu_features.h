@@ -17,4 +17,11 @@ struct CpuFeatures {
 // instruction set, so it may run before anything else has checked the CPU.
 CpuFeatures running_cpu_features();
 
+// Whether `features` hold x86-64-v3's whole set (AVX2, FMA, F16C, BMI, BMI2, MOVBE, LZCNT), which
+// the AVX2 copies of the kernels are compiled for.
+bool runs_x86_64_v3(const CpuFeatures& features);
+// x86-64-v4: v3 and AVX-512 F, BW, CD, DQ and VL, which the AVX-512 copies of the float kernels
+// are compiled for.
+bool runs_x86_64_v4(const CpuFeatures& features);
+
 }  // namespace snapstream::kernels::cpu

@@ -1,4 +1,4 @@
-// SIMD dot products (AVX2+FMA+F16C when the build targets them, portable loops otherwise).
+// SIMD dot products (AVX2+FMA+F16C in the copies built for them, portable loops otherwise).
 // Several independent accumulators hide FMA latency so the loops run at memory speed.
 #include "kernels/cpu/dot.h"
 
@@ -7,6 +7,7 @@
 #include "kernels/cpu/widen.h"
 
 namespace snapstream::kernels::cpu {
+SNAPSTREAM_FLOAT_ISA_BEGIN
 
 #ifdef SNAPSTREAM_AVX2
 namespace {
@@ -259,4 +260,5 @@ float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n) {
   }
 }
 
+SNAPSTREAM_FLOAT_ISA_END
 }  // namespace snapstream::kernels::cpu

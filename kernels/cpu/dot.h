@@ -6,8 +6,10 @@
 #include <cstdint>
 
 #include "kernels/dtype.h"
+#include "kernels/cpu/float_isa.h"
 
 namespace snapstream::kernels::cpu {
+SNAPSTREAM_FLOAT_ISA_BEGIN
 
 // Every f32 dot product of rows as stored sums the same way: one 8-lane accumulator over chunks
 // of 8, a horizontal sum, then the scalar tail. The tiled kernel below follows it exactly, so a
@@ -40,4 +42,5 @@ void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n,
 // The same for rows of f16 values (`stride` values apart), summed as dot_f32 sums the widened rows.
 void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out);
 
+SNAPSTREAM_FLOAT_ISA_END
 }  // namespace snapstream::kernels::cpu

@@ -16,6 +16,7 @@
 #endif
 
 namespace snapstream::kernels::cpu {
+SNAPSTREAM_FLOAT_ISA_BEGIN
 namespace {
 
 // ln of the smallest normal float: below it the result is reported as 0, so masked scores
@@ -209,4 +210,5 @@ float exp_shifted_row(float* x, int64_t n, float shift) {
 #endif
 }
 
+SNAPSTREAM_FLOAT_ISA_END
 }  // namespace snapstream::kernels::cpu

@@ -16,6 +16,7 @@
 #include "kernels/cpu/widen.h"
 
 namespace snapstream::kernels::cpu {
+SNAPSTREAM_FLOAT_ISA_BEGIN
 namespace {
 
 #ifdef SNAPSTREAM_HEAD8
@@ -233,5 +234,6 @@ void weighted_rows_head8(const float* weights, int64_t weights_stride, int64_t h
 
 #endif  // SNAPSTREAM_HEAD8
 
+SNAPSTREAM_FLOAT_ISA_END
 }  // namespace snapstream::kernels::cpu
 #endif

@@ -8,10 +8,7 @@ namespace snapstream::kernels::cpu {
 namespace {
 
 #if defined(__x86_64__)
-// The AVX2 variant is compiled for x86-64-v3's whole set (AVX2, FMA, F16C, BMI, BMI2, MOVBE, LZCNT).
-bool runs_avx2(const CpuFeatures& f) {
-  return f.avx2 && f.fma && f.f16c && f.bmi && f.bmi2 && f.movbe && f.lzcnt;
-}
+bool runs_avx2(const CpuFeatures& f) { return runs_x86_64_v3(f); }
 bool runs_avx_vnni(const CpuFeatures& f) { return runs_avx2(f) && f.avx_vnni; }
 bool runs_avx512_vnni(const CpuFeatures& f) {
   return runs_avx2(f) && f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq && f.avx512vnni;

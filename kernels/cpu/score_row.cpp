@@ -9,6 +9,7 @@
 #include "kernels/cpu/widen.h"
 
 namespace snapstream::kernels::cpu {
+SNAPSTREAM_FLOAT_ISA_BEGIN
 
 float scale_live_scores(float* scores, const uint8_t* live, int64_t n, float scale, float start) {
   constexpr float kRuledOut = -std::numeric_limits<float>::infinity();
@@ -46,4 +47,5 @@ float scale_live_scores(float* scores, const uint8_t* live, int64_t n, float sca
   return largest;
 }
 
+SNAPSTREAM_FLOAT_ISA_END
 }  // namespace snapstream::kernels::cpu

@@ -7,6 +7,7 @@
 #include "kernels/cpu/widen.h"
 
 namespace snapstream::kernels::cpu {
+SNAPSTREAM_FLOAT_ISA_BEGIN
 namespace {
 
 #ifdef SNAPSTREAM_AVX2
@@ -129,4 +130,5 @@ void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t hea
   head_sums(weights, weights_stride, heads, rows, count, stride, width, out, out_stride);
 }
 
+SNAPSTREAM_FLOAT_ISA_END
 }  // namespace snapstream::kernels::cpu

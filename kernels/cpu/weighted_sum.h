@@ -3,7 +3,10 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/float_isa.h"
+
 namespace snapstream::kernels::cpu {
+SNAPSTREAM_FLOAT_ISA_BEGIN
 
 // For h < heads: out[h * out_stride + d] = the sum over s < count of w_h[s] * rows[s * stride + d],
 // for d < width, with w_h = weights + h * weights_stride. With AVX2, rows of 8 or 16 values are dealt
@@ -19,4 +22,5 @@ void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t hea
 void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const uint16_t* rows, int64_t count,
                        int64_t stride, int64_t width, float* out, int64_t out_stride);
 
+SNAPSTREAM_FLOAT_ISA_END
 }  // namespace snapstream::kernels::cpu

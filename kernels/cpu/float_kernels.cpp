@@ -1,0 +1,106 @@
+// Chooses the copy of the float kernels the CPU runs, once, and forwards every entry point to it.
+#include "kernels/cpu/float_kernels.h"
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dot.h"
+#include "kernels/cpu/exp_row.h"
+#include "kernels/cpu/f16_rows.h"
+#include "kernels/cpu/head8.h"
+#include "kernels/cpu/score_row.h"
+#include "kernels/cpu/weighted_sum.h"
+
+namespace snapstream::kernels::cpu {
+
+#if defined(__x86_64__)
+namespace x86_64 {
+extern const FloatKernels kFloatKernels;
+}
+namespace avx2 {
+extern const FloatKernels kFloatKernels;
+}
+namespace avx512 {
+extern const FloatKernels kFloatKernels;
+}
+#else
+namespace build {
+extern const FloatKernels kFloatKernels;
+}
+#endif
+
+std::vector<const FloatKernels*> runnable_float_kernels() {
+#if defined(__x86_64__)
+  std::vector<const FloatKernels*> copies{&x86_64::kFloatKernels};
+  const CpuFeatures features = running_cpu_features();
+  if (runs_x86_64_v3(features)) copies.push_back(&avx2::kFloatKernels);
+  if (runs_x86_64_v4(features)) copies.push_back(&avx512::kFloatKernels);
+  return copies;
+#else
+  return {&build::kFloatKernels};
+#endif
+}
+
+const FloatKernels& float_kernels() {
+  static const FloatKernels* const chosen = runnable_float_kernels().back();
+  return *chosen;
+}
+
+float dot_f32(const float* w, const float* x, int64_t n) { return float_kernels().dot_f32(w, x, n); }
+float dot_f16(const uint16_t* w, const float* x, int64_t n) { return float_kernels().dot_f16(w, x, n); }
+float dot_bf16(const uint16_t* w, const float* x, int64_t n) { return float_kernels().dot_bf16(w, x, n); }
+void dot_16bit_tile(DType dtype, const uint16_t* w, const float* const* x, int m, int64_t n, float* out, int64_t out_stride) {
+  float_kernels().dot_16bit_tile(dtype, w, x, m, n, out, out_stride);
+}
+bool has_fused_dot(DType dtype) { return float_kernels().has_fused_dot(dtype); }
+float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n) {
+  return float_kernels().dot_row(dtype, row, x, n);
+}
+void dot_f32_tile(const float* w, int64_t stride, int rows, const float* const* x, int m, int64_t n, float* out,
+                  int64_t out_stride, const float* next) {
+  float_kernels().dot_f32_tile(w, stride, rows, x, m, n, out, out_stride, next);
+}
+void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n, float* out) {
+  float_kernels().dot_f32_rows8(rows, stride, x, n, out);
+}
+void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out) {
+  float_kernels().dot_f16_rows8(rows, stride, x, n, out);
+}
+
+void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
+                       int64_t stride, int64_t width, float* out, int64_t out_stride) {
+  float_kernels().weighted_row_sums_f32(weights, weights_stride, heads, rows, count, stride, width, out, out_stride);
+}
+void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const uint16_t* rows, int64_t count,
+                       int64_t stride, int64_t width, float* out, int64_t out_stride) {
+  float_kernels().weighted_row_sums_f16(weights, weights_stride, heads, rows, count, stride, width, out, out_stride);
+}
+
+float scale_live_scores(float* scores, const uint8_t* live, int64_t n, float scale, float start) {
+  return float_kernels().scale_live_scores(scores, live, n, scale, start);
+}
+float exp_shifted_row(float* x, int64_t n, float shift) { return float_kernels().exp_shifted_row(x, n, shift); }
+void exp_row(const float* in, float factor, float* out, int64_t n) { float_kernels().exp_row(in, factor, out, n); }
+
+bool head8_scores_available() { return float_kernels().score_keys_head8_f32 != nullptr; }
+bool head8_weighted_rows_available() { return float_kernels().weighted_rows_head8_f32 != nullptr; }
+// Callers ask head8_*_available() first; a copy without the kernels leaves these null.
+void score_keys_head8(const float* q, int64_t heads, const float* keys, int64_t count, float* scores,
+                      int64_t scores_stride) {
+  float_kernels().score_keys_head8_f32(q, heads, keys, count, scores, scores_stride);
+}
+void score_keys_head8(const float* q, int64_t heads, const uint16_t* keys, int64_t count, float* scores,
+                      int64_t scores_stride) {
+  float_kernels().score_keys_head8_f16(q, heads, keys, count, scores, scores_stride);
+}
+void weighted_rows_head8(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
+                         float* out, int64_t out_stride) {
+  float_kernels().weighted_rows_head8_f32(weights, weights_stride, heads, rows, count, out, out_stride);
+}
+void weighted_rows_head8(const float* weights, int64_t weights_stride, int64_t heads, const uint16_t* rows,
+                         int64_t count, float* out, int64_t out_stride) {
+  float_kernels().weighted_rows_head8_f16(weights, weights_stride, heads, rows, count, out, out_stride);
+}
+
+void widen_f16_row(const std::byte* f16, int64_t n, float* out) { float_kernels().widen_f16_row(f16, n, out); }
+void narrow_f16_row(const float* values, int64_t n, std::byte* f16) { float_kernels().narrow_f16_row(values, n, f16); }
+
+}  // namespace snapstream::kernels::cpu

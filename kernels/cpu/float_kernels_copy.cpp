@@ -1,0 +1,55 @@
+// One copy's table of float kernels, compiled once per instruction set beside the kernels it lists
+// (SNAPSTREAM_FLOAT_ISA names the copy).
+#include "kernels/cpu/dot.h"
+#include "kernels/cpu/exp_row.h"
+#include "kernels/cpu/f16_rows.h"
+#include "kernels/cpu/float_kernels.h"
+#include "kernels/cpu/head8.h"
+#include "kernels/cpu/score_row.h"
+#include "kernels/cpu/weighted_sum.h"
+
+#ifndef SNAPSTREAM_FLOAT_ISA
+#error "compiled only as a copy of the float kernels (kernels/CMakeLists.txt)"
+#endif
+
+namespace snapstream::kernels::cpu::SNAPSTREAM_FLOAT_ISA {
+
+#define SNAPSTREAM_STRINGIFY_(name) #name
+#define SNAPSTREAM_STRINGIFY(name) SNAPSTREAM_STRINGIFY_(name)
+
+extern const FloatKernels kFloatKernels;
+const FloatKernels kFloatKernels{
+    SNAPSTREAM_STRINGIFY(SNAPSTREAM_FLOAT_ISA),
+    dot_f32,
+    dot_f16,
+    dot_bf16,
+    dot_16bit_tile,
+    has_fused_dot,
+    dot_row,
+    dot_f32_tile,
+    dot_f32_rows8,
+    dot_f16_rows8,
+    weighted_row_sums,
+    weighted_row_sums,
+    scale_live_scores,
+    exp_shifted_row,
+    exp_row,
+#ifdef SNAPSTREAM_HEAD8_SCORES
+    score_keys_head8,
+    score_keys_head8,
+#else
+    nullptr,
+    nullptr,
+#endif
+#ifdef SNAPSTREAM_HEAD8
+    weighted_rows_head8,
+    weighted_rows_head8,
+#else
+    nullptr,
+    nullptr,
+#endif
+    widen_f16_row,
+    narrow_f16_row,
+};
+
+}  // namespace snapstream::kernels::cpu::SNAPSTREAM_FLOAT_ISA

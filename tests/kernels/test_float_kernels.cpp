@@ -1,0 +1,192 @@
+// Every copy of the float kernels the CPU runs (cpu/float_kernels.h), not only the one chosen:
+// the dot products and weighted sums against double-precision references at odd lengths, the
+// tile and eight-row forms against single dot products bit for bit within a copy, score scaling
+// and the f16 row conversions bit for bit across copies, and exp within 2 ulp everywhere and bit
+// for bit across the copies with fused multiply-adds, as their headers promise.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dot.h"
+#include "kernels/cpu/float_kernels.h"
+#include "kernels/dtype.h"
+#include "tests/support/random_values.h"
+
+using namespace snapstream::kernels;
+using namespace snapstream::kernels::cpu;
+using snapstream::test::random_values;
+
+namespace {
+
+constexpr int64_t kLengths[] = {1, 7, 8, 9, 15, 16, 17, 31, 64, 100, 257};
+
+// |got - exact| within a few float roundings of the terms' total size.
+void check_close(float got, double exact, double magnitude) {
+  CHECK(std::fabs(got - exact) <= 1e-6 * magnitude + 1e-30);
+}
+
+std::vector<uint16_t> as_f16(std::vector<float>& values) {
+  std::vector<uint16_t> half(values.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = f16_to_f32(half[i] = f32_to_f16(values[i]));
+  return half;
+}
+
+}  // namespace
+
+TEST_CASE("the chosen copy is the widest the CPU runs, and the entry points forward to it", "[float_kernels]") {
+  const auto copies = runnable_float_kernels();
+  REQUIRE(!copies.empty());
+  CHECK(&float_kernels() == copies.back());
+#if defined(__x86_64__)
+  CHECK(std::string(copies.front()->isa) == "x86_64");
+  if (runs_x86_64_v3(running_cpu_features())) CHECK(std::string(float_kernels().isa) != "x86_64");
+#endif
+  const auto w = random_values(77, 1), x = random_values(77, 2);
+  const float direct = float_kernels().dot_f32(w.data(), x.data(), 77), forwarded = dot_f32(w.data(), x.data(), 77);
+  CHECK(std::memcmp(&direct, &forwarded, sizeof direct) == 0);
+}
+
+TEST_CASE("each copy's dot products match double-precision sums, and its tiles match its single products",
+          "[float_kernels]") {
+  for (const FloatKernels* copy : runnable_float_kernels()) {
+    for (const int64_t n : kLengths) {
+      INFO("copy " << copy->isa << ", length " << n);
+      auto w = random_values(static_cast<size_t>(8 * n), 3);
+      const auto x0 = random_values(static_cast<size_t>(n), 4), x1 = random_values(static_cast<size_t>(n), 5);
+      double exact = 0.0, magnitude = 0.0;
+      for (int64_t i = 0; i < n; ++i) {
+        exact += static_cast<double>(w[static_cast<size_t>(i)]) * x0[static_cast<size_t>(i)];
+        magnitude += std::fabs(static_cast<double>(w[static_cast<size_t>(i)]) * x0[static_cast<size_t>(i)]);
+      }
+      check_close(copy->dot_f32(w.data(), x0.data(), n), exact, magnitude);
+
+      const float* xs[2] = {x0.data(), x1.data()};
+      float tile[8];
+      copy->dot_f32_tile(w.data(), n, 4, xs, 2, n, tile, 4, nullptr);
+      float rows8[8];
+      copy->dot_f32_rows8(w.data(), n, x0.data(), n, rows8);
+      for (int r = 0; r < 4; ++r)
+        for (int j = 0; j < 2; ++j) CHECK(tile[j * 4 + r] == copy->dot_f32(w.data() + r * n, xs[j], n));
+      for (int r = 0; r < 8; ++r) CHECK(rows8[r] == copy->dot_f32(w.data() + r * n, x0.data(), n));
+
+      // f16 and bf16 rows: against the widened row's exact sum; the tile against single products.
+      const auto half = as_f16(w);
+      std::vector<uint16_t> brain(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) brain[static_cast<size_t>(i)] = f32_to_bf16(w[static_cast<size_t>(i)]);
+      double half_exact = 0.0, brain_exact = 0.0;
+      for (int64_t i = 0; i < n; ++i) {
+        half_exact += static_cast<double>(w[static_cast<size_t>(i)]) * x0[static_cast<size_t>(i)];
+        brain_exact += static_cast<double>(bf16_to_f32(brain[static_cast<size_t>(i)])) * x0[static_cast<size_t>(i)];
+      }
+      check_close(copy->dot_f16(half.data(), x0.data(), n), half_exact, 1.01 * magnitude);
+      check_close(copy->dot_bf16(brain.data(), x0.data(), n), brain_exact, 1.01 * magnitude);
+      float pair[4];
+      copy->dot_16bit_tile(DType::F16, half.data(), xs, 2, n, pair, 2);
+      CHECK(pair[0] == copy->dot_f16(half.data(), x0.data(), n));
+      CHECK(pair[2] == copy->dot_f16(half.data(), x1.data(), n));
+      copy->dot_f16_rows8(half.data(), n, x0.data(), n, rows8);
+      CHECK(rows8[0] == copy->dot_f32(w.data(), x0.data(), n));  // w holds the f16 values widened
+      CHECK(copy->dot_row(DType::F16, reinterpret_cast<const std::byte*>(half.data()), x0.data(), n) ==
+            copy->dot_f16(half.data(), x0.data(), n));
+    }
+  }
+}
+
+TEST_CASE("each copy's weighted row sums match double-precision sums, f32 and f16 rows", "[float_kernels]") {
+  for (const FloatKernels* copy : runnable_float_kernels()) {
+    for (const int64_t width : {1, 8, 13, 16, 64, 72}) {
+      INFO("copy " << copy->isa << ", width " << width);
+      const int64_t count = 29, heads = 3, stride = width + 2;
+      auto rows = random_values(static_cast<size_t>(count * stride), 6);
+      const auto weights = random_values(static_cast<size_t>(heads * count), 7);
+      const auto half = as_f16(rows);
+      std::vector<float> out(static_cast<size_t>(heads * width)), out_half(out.size());
+      copy->weighted_row_sums_f32(weights.data(), count, heads, rows.data(), count, stride, width, out.data(), width);
+      copy->weighted_row_sums_f16(weights.data(), count, heads, half.data(), count, stride, width, out_half.data(), width);
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t d = 0; d < width; ++d) {
+          double exact = 0.0, magnitude = 0.0;
+          for (int64_t s = 0; s < count; ++s) {
+            const double term = static_cast<double>(weights[static_cast<size_t>(h * count + s)]) *
+                                rows[static_cast<size_t>(s * stride + d)];
+            exact += term;
+            magnitude += std::fabs(term);
+          }
+          check_close(out[static_cast<size_t>(h * width + d)], exact, magnitude);
+          CHECK(out_half[static_cast<size_t>(h * width + d)] == out[static_cast<size_t>(h * width + d)]);
+        }
+    }
+  }
+}
+
+TEST_CASE("score scaling and f16 rows give the same bits in every copy, exp in every copy with FMA",
+          "[float_kernels]") {
+  const auto copies = runnable_float_kernels();
+  const FloatKernels& first = *copies.front();
+  const int64_t n = 203;
+  auto scores = random_values(static_cast<size_t>(n), 8);
+  for (float& s : scores) s *= 6.0f;
+  scores[5] = -std::numeric_limits<float>::infinity();
+  scores[17] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<uint8_t> live(static_cast<size_t>(n), 1);
+  for (int64_t i = 0; i < n; i += 7) live[static_cast<size_t>(i)] = 0;
+
+  std::vector<float> ref_scaled(scores), ref_widened(static_cast<size_t>(n));
+  const float ref_max = first.scale_live_scores(ref_scaled.data(), live.data(), n, 0.125f, -1.0f);
+  std::vector<std::byte> ref_narrowed(static_cast<size_t>(2 * n));
+  first.narrow_f16_row(scores.data(), n, ref_narrowed.data());
+  first.widen_f16_row(ref_narrowed.data(), n, ref_widened.data());
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, ref_narrowed.data() + 2 * i, 2);
+    INFO("value " << i);
+    CHECK(bits == f32_to_f16(scores[static_cast<size_t>(i)]));
+    const float widened = f16_to_f32(bits);
+    CHECK(std::memcmp(&ref_widened[static_cast<size_t>(i)], &widened, sizeof widened) == 0);
+  }
+
+  const FloatKernels* fused = nullptr;
+  for (const FloatKernels* copy : copies) {
+    INFO("copy " << copy->isa);
+    std::vector<float> exp(static_cast<size_t>(n)), shifted(scores), scaled(scores), widened(static_cast<size_t>(n));
+    copy->exp_row(scores.data(), -0.5f, exp.data(), n);
+    const float sum = copy->exp_shifted_row(shifted.data(), n, 2.5f);
+    const float max = copy->scale_live_scores(scaled.data(), live.data(), n, 0.125f, -1.0f);
+    std::vector<std::byte> narrowed(static_cast<size_t>(2 * n));
+    copy->narrow_f16_row(scores.data(), n, narrowed.data());
+    copy->widen_f16_row(narrowed.data(), n, widened.data());
+    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+      return std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    };
+    CHECK(same(scaled, ref_scaled));
+    CHECK(same(widened, ref_widened));
+    CHECK(narrowed == ref_narrowed);
+    CHECK(std::memcmp(&max, &ref_max, sizeof max) == 0);
+    // exp: within 2 ulp of the exact value in every copy, and the same bits in every copy with
+    // fused multiply-adds (all but the x86_64 one).
+    for (int64_t i = 0; i < n; ++i) {
+      const double exact = std::exp(-0.5 * scores[static_cast<size_t>(i)]);
+      if (!std::isfinite(exact)) {  // NaN stays NaN, +inf gives +inf
+        CHECK((std::isnan(exact) ? std::isnan(exp[static_cast<size_t>(i)]) : exp[static_cast<size_t>(i)] == exact));
+        continue;
+      }
+      const double ulp = std::ldexp(1.0, std::ilogb(static_cast<float>(exact)) - 23);
+      CHECK(std::fabs(exp[static_cast<size_t>(i)] - exact) <= 2.0 * ulp);
+    }
+    if (std::string(copy->isa) == "x86_64") continue;
+    if (fused == nullptr) fused = copy;
+    std::vector<float> fused_exp(static_cast<size_t>(n)), fused_shifted(scores);
+    fused->exp_row(scores.data(), -0.5f, fused_exp.data(), n);
+    const float fused_sum = fused->exp_shifted_row(fused_shifted.data(), n, 2.5f);
+    CHECK(same(exp, fused_exp));
+    CHECK(same(shifted, fused_shifted));
+    CHECK(std::memcmp(&sum, &fused_sum, sizeof sum) == 0);
+  }
+}
