@@ -5,6 +5,7 @@
 #include "kernels/cpu/dot.h"
 #include "kernels/cpu/exp_row.h"
 #include "kernels/cpu/f16_rows.h"
+#include "kernels/cpu/gemm_f32.h"
 #include "kernels/cpu/head8.h"
 #include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
@@ -102,5 +103,9 @@ void weighted_rows_head8(const float* weights, int64_t weights_stride, int64_t h
 
 void widen_f16_row(const std::byte* f16, int64_t n, float* out) { float_kernels().widen_f16_row(f16, n, out); }
 void narrow_f16_row(const float* values, int64_t n, std::byte* f16) { float_kernels().narrow_f16_row(values, n, f16); }
+
+void gemm_f32(const float* x, int64_t m, const float* w, int64_t rows, int64_t cols, float* y, int64_t ldy) {
+  float_kernels().gemm_f32(x, m, w, rows, cols, y, ldy);
+}
 
 }  // namespace snapstream::kernels::cpu

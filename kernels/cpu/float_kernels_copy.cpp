@@ -4,6 +4,7 @@
 #include "kernels/cpu/exp_row.h"
 #include "kernels/cpu/f16_rows.h"
 #include "kernels/cpu/float_kernels.h"
+#include "kernels/cpu/gemm_f32.h"
 #include "kernels/cpu/head8.h"
 #include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
@@ -50,6 +51,7 @@ const FloatKernels kFloatKernels{
 #endif
     widen_f16_row,
     narrow_f16_row,
+    gemm_f32,
 };
 
 }  // namespace snapstream::kernels::cpu::SNAPSTREAM_FLOAT_ISA

@@ -1,8 +1,8 @@
 // Every copy of the float kernels the CPU runs (cpu/float_kernels.h), not only the one chosen:
-// the dot products and weighted sums against double-precision references at odd lengths, the
-// tile and eight-row forms against single dot products bit for bit within a copy, score scaling
-// and the f16 row conversions bit for bit across copies, and exp within 2 ulp everywhere and bit
-// for bit across the copies with fused multiply-adds, as their headers promise.
+// the dot products, weighted sums and prefill GEMM against double-precision references at odd
+// lengths, the tile and eight-row forms against single dot products bit for bit within a copy,
+// score scaling and the f16 row conversions bit for bit across copies, and exp within 2 ulp
+// everywhere and bit for bit across the copies with fused multiply-adds, as their headers promise.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -123,6 +123,33 @@ TEST_CASE("each copy's weighted row sums match double-precision sums, f32 and f1
           CHECK(out_half[static_cast<size_t>(h * width + d)] == out[static_cast<size_t>(h * width + d)]);
         }
     }
+  }
+}
+
+TEST_CASE("each copy's prefill GEMM matches double-precision sums, writing only its band of columns",
+          "[float_kernels]") {
+  const int64_t m = 19, rows = 23, cols = 45, band_begin = 5, band_end = 21;
+  const auto x = random_values(static_cast<size_t>(m * cols), 9);
+  const auto w = random_values(static_cast<size_t>(rows * cols), 10);
+  for (const FloatKernels* copy : runnable_float_kernels()) {
+    INFO("copy " << copy->isa);
+    std::vector<float> y(static_cast<size_t>(m * rows), -7.0f);
+    copy->gemm_f32(x.data(), m, w.data() + band_begin * cols, band_end - band_begin, cols, y.data() + band_begin, rows);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t r = 0; r < rows; ++r) {
+        const float got = y[static_cast<size_t>(i * rows + r)];
+        if (r < band_begin || r >= band_end) {  // outside the band nothing is written
+          REQUIRE(got == -7.0f);
+          continue;
+        }
+        double exact = 0.0, magnitude = 0.0;
+        for (int64_t k = 0; k < cols; ++k) {
+          const double term = static_cast<double>(x[static_cast<size_t>(i * cols + k)]) * w[static_cast<size_t>(r * cols + k)];
+          exact += term;
+          magnitude += std::fabs(term);
+        }
+        check_close(got, exact, magnitude);
+      }
   }
 }
 
