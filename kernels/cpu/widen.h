@@ -8,6 +8,10 @@
 #include "kernels/cpu/float_isa.h"
 #include "kernels/dtype.h"
 
+#ifndef SNAPSTREAM_FLOAT_ISA
+#error "widen.h is for the float kernels' copies; elsewhere use the entry points (cpu/f16_rows.h)"
+#endif
+
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define SNAPSTREAM_AVX2 1
 #include <immintrin.h>
