@@ -247,10 +247,6 @@ void dot_16bit_tile(DType dtype, const uint16_t* w, const float* const* x, int m
   }
 }
 
-bool has_fused_dot(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
-}
-
 float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n) {
   switch (dtype) {
     case DType::F32: return dot_f32(reinterpret_cast<const float*>(row), x, n);

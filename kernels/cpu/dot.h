@@ -22,9 +22,8 @@ float dot_bf16(const uint16_t* w, const float* x, int64_t n);
 // dot_f16/dot_bf16(w, x[j], n), bit for bit, each chunk of the row widened once for all of them.
 void dot_16bit_tile(DType dtype, const uint16_t* w, const float* const* x, int m, int64_t n, float* out, int64_t out_stride);
 
-// Whether dot_row reads this dtype directly (f32, f16, bf16); block-quantised rows go through
-// the integer dot products or are decoded a row at a time first (see matmul).
-bool has_fused_dot(DType dtype);
+// Reads a row of f32, f16 or bf16 directly; block-quantised rows go through the integer dot
+// products or are decoded a row at a time first (see matmul and has_fused_dot below).
 float dot_row(DType dtype, const std::byte* row, const float* x, int64_t n);
 
 // A tile of up to 4 weight rows (w_rows, `rows` of them, `stride` floats apart) against up to 4
@@ -43,4 +42,9 @@ void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n,
 void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out);
 
 SNAPSTREAM_FLOAT_ISA_END
+
+// Whether dot_row reads this dtype directly (f32, f16, bf16). It does not depend on the
+// instruction set, so it is defined once, outside the copies.
+bool has_fused_dot(DType dtype);
+
 }  // namespace snapstream::kernels::cpu

@@ -7,12 +7,10 @@
 namespace snapstream::kernels::cpu {
 namespace {
 
-bool runs_avx512f() {
+// The kernels are built for x86-64-v4 (kernels/CMakeLists.txt).
+bool runs_avx512() {
 #if defined(__x86_64__)
-  static const bool runs = [] {
-    const CpuFeatures features = running_cpu_features();
-    return features.avx512f && features.fma;
-  }();
+  static const bool runs = runs_x86_64_v4(running_cpu_features());
   return runs;
 #else
   return false;
@@ -22,7 +20,7 @@ bool runs_avx512f() {
 }  // namespace
 
 FloatGroupDots float_group_dots(DType dtype) {
-  if (!runs_avx512f()) return nullptr;
+  if (!runs_avx512()) return nullptr;
 #if defined(__x86_64__)
   if (dtype == DType::F32) return &f32_group_dots_avx512;
   if (dtype == DType::F16) return &f16_group_dots_avx512;

@@ -21,7 +21,6 @@ struct FloatKernels {
   float (*dot_f16)(const uint16_t*, const float*, int64_t);
   float (*dot_bf16)(const uint16_t*, const float*, int64_t);
   void (*dot_16bit_tile)(DType, const uint16_t*, const float* const*, int, int64_t, float*, int64_t);
-  bool (*has_fused_dot)(DType);
   float (*dot_row)(DType, const std::byte*, const float*, int64_t);
   void (*dot_f32_tile)(const float*, int64_t, int, const float* const*, int, int64_t, float*, int64_t, const float*);
   void (*dot_f32_rows8)(const float*, int64_t, const float*, int64_t, float*);

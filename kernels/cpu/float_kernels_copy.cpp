@@ -25,7 +25,6 @@ const FloatKernels kFloatKernels{
     dot_f16,
     dot_bf16,
     dot_16bit_tile,
-    has_fused_dot,
     dot_row,
     dot_f32_tile,
     dot_f32_rows8,

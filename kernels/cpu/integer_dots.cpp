@@ -8,10 +8,9 @@ namespace snapstream::kernels::cpu {
 namespace {
 
 #if defined(__x86_64__)
-bool runs_avx2(const CpuFeatures& f) { return runs_x86_64_v3(f); }
-bool runs_avx_vnni(const CpuFeatures& f) { return runs_avx2(f) && f.avx_vnni; }
+bool runs_avx_vnni(const CpuFeatures& f) { return runs_x86_64_v3(f) && f.avx_vnni; }
 bool runs_avx512_vnni(const CpuFeatures& f) {
-  return runs_avx2(f) && f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq && f.avx512vnni;
+  return runs_x86_64_v4(f) && f.avx512vnni;
 }
 #endif
 
@@ -57,7 +56,7 @@ std::vector<const IntegerDotKernels*> runnable_integer_dot_kernels() {
   std::vector<const IntegerDotKernels*> variants{&kPortableIntegerDots};
 #if defined(__x86_64__)
   const CpuFeatures features = running_cpu_features();
-  if (runs_avx2(features)) variants.push_back(&kAvx2IntegerDots);
+  if (runs_x86_64_v3(features)) variants.push_back(&kAvx2IntegerDots);
   if (runs_avx_vnni(features)) variants.push_back(&kAvxVnniIntegerDots);
   if (runs_avx512_vnni(features)) variants.push_back(&kAvx512VnniIntegerDots);
 #endif
