@@ -107,5 +107,13 @@ void narrow_f16_row(const float* values, int64_t n, std::byte* f16) { float_kern
 void gemm_f32(const float* x, int64_t m, const float* w, int64_t rows, int64_t cols, float* y, int64_t ldy) {
   float_kernels().gemm_f32(x, m, w, rows, cols, y, ldy);
 }
+void attention_scores_f32(const float* q, int64_t q_stride, int64_t rows, const float* keys, int64_t kv_stride,
+                          int64_t seen, int64_t head_dim, float scale, float* scores) {
+  float_kernels().attention_scores_f32(q, q_stride, rows, keys, kv_stride, seen, head_dim, scale, scores);
+}
+void attention_values_f32(const float* scores, int64_t rows, int64_t seen, const float* values, int64_t kv_stride,
+                          int64_t head_dim, float* out, int64_t out_stride) {
+  float_kernels().attention_values_f32(scores, rows, seen, values, kv_stride, head_dim, out, out_stride);
+}
 
 }  // namespace snapstream::kernels::cpu

@@ -1,8 +1,9 @@
 // The float kernels (dot products, weighted sums, score scaling, exp, the head-8 attention loops,
-// f16 row conversions, prefill's GEMM) are built once per instruction set and chosen at run time from the CPU's
-// features, as the integer dot products are: a build for a baseline CPU (the portable Docker
-// image) still runs them at the speed of the CPU it finds. The functions in dot.h, weighted_sum.h,
-// score_row.h, exp_row.h, head8.h, f16_rows.h and gemm_f32.h forward to the chosen copy.
+// f16 row conversions, prefill's GEMM and attention products) are built once per instruction set
+// and chosen at run time from the CPU's features, as the integer dot products are: a build for a
+// baseline CPU (the portable Docker image) still runs them at the speed of the CPU it finds. The
+// functions in dot.h, weighted_sum.h, score_row.h, exp_row.h, head8.h, f16_rows.h and gemm_f32.h
+// forward to the chosen copy.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +39,8 @@ struct FloatKernels {
   void (*widen_f16_row)(const std::byte*, int64_t, float*);
   void (*narrow_f16_row)(const float*, int64_t, std::byte*);
   void (*gemm_f32)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
+  void (*attention_scores_f32)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float, float*);
+  void (*attention_values_f32)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t);
 };
 
 // The copy this process runs (the widest the CPU supports, chosen once), and every copy the CPU

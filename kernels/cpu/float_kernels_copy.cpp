@@ -51,6 +51,8 @@ const FloatKernels kFloatKernels{
     widen_f16_row,
     narrow_f16_row,
     gemm_f32,
+    attention_scores_f32,
+    attention_values_f32,
 };
 
 }  // namespace snapstream::kernels::cpu::SNAPSTREAM_FLOAT_ISA

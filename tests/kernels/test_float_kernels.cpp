@@ -1,6 +1,6 @@
 // Every copy of the float kernels the CPU runs (cpu/float_kernels.h), not only the one chosen:
-// the dot products, weighted sums and prefill GEMM against double-precision references at odd
-// lengths, the tile and eight-row forms against single dot products bit for bit within a copy,
+// the dot products, weighted sums, prefill GEMM and attention products against double-precision
+// references at odd lengths, the tile and eight-row forms against single dot products bit for bit within a copy,
 // score scaling and the f16 row conversions bit for bit across copies, and exp within 2 ulp
 // everywhere and bit for bit across the copies with fused multiply-adds, as their headers promise.
 #include <catch2/catch.hpp>
@@ -32,6 +32,24 @@ void check_close(float got, double exact, double magnitude) {
   CHECK(std::fabs(got - exact) <= 1e-6 * magnitude + 1e-30);
 }
 
+// The sum of a[k * a_step] * b[k * b_step] for k < n in double precision, and the sum of the
+// terms' sizes, against which check_close measures a float result.
+struct ExactSum {
+  double exact = 0.0, magnitude = 0.0;
+};
+ExactSum exact_sum(const float* a, int64_t a_step, const float* b, int64_t b_step, int64_t n) {
+  ExactSum sum;
+  for (int64_t k = 0; k < n; ++k) {
+    const double term = static_cast<double>(a[k * a_step]) * b[k * b_step];
+    sum.exact += term;
+    sum.magnitude += std::fabs(term);
+  }
+  return sum;
+}
+void check_close(float got, const ExactSum& sum, double scale = 1.0) {
+  check_close(got, scale * sum.exact, scale * sum.magnitude);
+}
+
 std::vector<uint16_t> as_f16(std::vector<float>& values) {
   std::vector<uint16_t> half(values.size());
   for (size_t i = 0; i < values.size(); ++i) values[i] = f16_to_f32(half[i] = f32_to_f16(values[i]));
@@ -60,12 +78,8 @@ TEST_CASE("each copy's dot products match double-precision sums, and its tiles m
       INFO("copy " << copy->isa << ", length " << n);
       auto w = random_values(static_cast<size_t>(8 * n), 3);
       const auto x0 = random_values(static_cast<size_t>(n), 4), x1 = random_values(static_cast<size_t>(n), 5);
-      double exact = 0.0, magnitude = 0.0;
-      for (int64_t i = 0; i < n; ++i) {
-        exact += static_cast<double>(w[static_cast<size_t>(i)]) * x0[static_cast<size_t>(i)];
-        magnitude += std::fabs(static_cast<double>(w[static_cast<size_t>(i)]) * x0[static_cast<size_t>(i)]);
-      }
-      check_close(copy->dot_f32(w.data(), x0.data(), n), exact, magnitude);
+      const ExactSum f32_sum = exact_sum(w.data(), 1, x0.data(), 1, n);
+      check_close(copy->dot_f32(w.data(), x0.data(), n), f32_sum);
 
       const float* xs[2] = {x0.data(), x1.data()};
       float tile[8];
@@ -85,8 +99,8 @@ TEST_CASE("each copy's dot products match double-precision sums, and its tiles m
         half_exact += static_cast<double>(w[static_cast<size_t>(i)]) * x0[static_cast<size_t>(i)];
         brain_exact += static_cast<double>(bf16_to_f32(brain[static_cast<size_t>(i)])) * x0[static_cast<size_t>(i)];
       }
-      check_close(copy->dot_f16(half.data(), x0.data(), n), half_exact, 1.01 * magnitude);
-      check_close(copy->dot_bf16(brain.data(), x0.data(), n), brain_exact, 1.01 * magnitude);
+      check_close(copy->dot_f16(half.data(), x0.data(), n), half_exact, 1.01 * f32_sum.magnitude);
+      check_close(copy->dot_bf16(brain.data(), x0.data(), n), brain_exact, 1.01 * f32_sum.magnitude);
       float pair[4];
       copy->dot_16bit_tile(DType::F16, half.data(), xs, 2, n, pair, 2);
       CHECK(pair[0] == copy->dot_f16(half.data(), x0.data(), n));
@@ -112,14 +126,8 @@ TEST_CASE("each copy's weighted row sums match double-precision sums, f32 and f1
       copy->weighted_row_sums_f16(weights.data(), count, heads, half.data(), count, stride, width, out_half.data(), width);
       for (int64_t h = 0; h < heads; ++h)
         for (int64_t d = 0; d < width; ++d) {
-          double exact = 0.0, magnitude = 0.0;
-          for (int64_t s = 0; s < count; ++s) {
-            const double term = static_cast<double>(weights[static_cast<size_t>(h * count + s)]) *
-                                rows[static_cast<size_t>(s * stride + d)];
-            exact += term;
-            magnitude += std::fabs(term);
-          }
-          check_close(out[static_cast<size_t>(h * width + d)], exact, magnitude);
+          check_close(out[static_cast<size_t>(h * width + d)],
+                      exact_sum(weights.data() + h * count, 1, rows.data() + d, stride, count));
           CHECK(out_half[static_cast<size_t>(h * width + d)] == out[static_cast<size_t>(h * width + d)]);
         }
     }
@@ -142,13 +150,38 @@ TEST_CASE("each copy's prefill GEMM matches double-precision sums, writing only 
           REQUIRE(got == -7.0f);
           continue;
         }
-        double exact = 0.0, magnitude = 0.0;
-        for (int64_t k = 0; k < cols; ++k) {
-          const double term = static_cast<double>(x[static_cast<size_t>(i * cols + k)]) * w[static_cast<size_t>(r * cols + k)];
-          exact += term;
-          magnitude += std::fabs(term);
+        check_close(got, exact_sum(x.data() + i * cols, 1, w.data() + r * cols, 1, cols));
+      }
+  }
+}
+
+TEST_CASE("each copy's attention products match double-precision sums through strided rows", "[float_kernels]") {
+  // Queries and keys/values interleaved with other heads' columns, as prefill lays them out.
+  const int64_t rows = 13, seen = 29, head_dim = 11, q_stride = 37, kv_stride = 23, out_stride = 31;
+  const float scale = 0.3f;
+  const auto q = random_values(static_cast<size_t>(rows * q_stride), 11);
+  const auto keys = random_values(static_cast<size_t>(seen * kv_stride), 12);
+  const auto values = random_values(static_cast<size_t>(seen * kv_stride), 13);
+  const auto weights = random_values(static_cast<size_t>(rows * seen), 14);
+  for (const FloatKernels* copy : runnable_float_kernels()) {
+    INFO("copy " << copy->isa);
+    std::vector<float> scores(static_cast<size_t>(rows * seen));
+    copy->attention_scores_f32(q.data(), q_stride, rows, keys.data(), kv_stride, seen, head_dim, scale, scores.data());
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < seen; ++j)
+        check_close(scores[static_cast<size_t>(i * seen + j)],
+                    exact_sum(q.data() + i * q_stride, 1, keys.data() + j * kv_stride, 1, head_dim), scale);
+
+    std::vector<float> out(static_cast<size_t>(rows * out_stride), -7.0f);
+    copy->attention_values_f32(weights.data(), rows, seen, values.data(), kv_stride, head_dim, out.data(), out_stride);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t d = 0; d < out_stride; ++d) {
+        const float got = out[static_cast<size_t>(i * out_stride + d)];
+        if (d >= head_dim) {  // the other heads' columns are left alone
+          REQUIRE(got == -7.0f);
+          continue;
         }
-        check_close(got, exact, magnitude);
+        check_close(got, exact_sum(weights.data() + i * seen, 1, values.data() + d, kv_stride, seen));
       }
   }
 }
