@@ -106,7 +106,7 @@ struct ComputeRates {
 ComputeRates compute_rates(const runtime::Model& model, kernels::ThreadPool& pool, const bench::GenerationBenchResult& result,
                            int64_t concurrency, bool row_groups, int passes) {
   const kernels::WeightView& like = model.weights.layers.front().wq;
-  bench::ComputeProbe probe(like.dtype, like.cols, concurrency, row_groups);
+  bench::ComputeProbe probe(like.dtype, like.cols, concurrency, row_groups, pool.size());
   kernels::ThreadPool one_thread(1);
   ComputeRates rates;
   rates.all = probe.measure(pool, passes);

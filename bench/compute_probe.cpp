@@ -21,14 +21,15 @@ constexpr double kPassSeconds = 0.03;
 float pattern(int64_t i) { return std::sin(0.37f * static_cast<float>(i % 4099) + 0.1f); }
 }  // namespace
 
-ComputeProbe::ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activation_rows, bool row_groups)
+ComputeProbe::ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activation_rows, bool row_groups, int threads)
     : dtype_(dtype), cols_(cols), activation_rows_(activation_rows) {
   kernels::require(activation_rows > 0, "compute probe", "needs at least one activation row");
+  kernels::require(threads > 0, "compute probe", "needs at least one thread");
   kernels::require(cols > 0 && kernels::row_length_supported(dtype, cols), "compute probe", [&] {
     return "rows of " + std::to_string(cols) + " values cannot be stored as " + std::string(kernels::dtype_name(dtype));
   });
   const int64_t row_bytes = kernels::row_bytes(dtype, cols);
-  rows_ = std::max(kRowMultiple, kWeightBytes / row_bytes / kRowMultiple * kRowMultiple);
+  rows_ = std::max(kRowMultiple, kWeightBytesPerThread * threads / row_bytes / kRowMultiple * kRowMultiple);
   weights_.resize(static_cast<size_t>(rows_ * row_bytes));
   std::vector<float> row(static_cast<size_t>(cols));
   for (int64_t r = 0; r < rows_; ++r) {

@@ -23,11 +23,11 @@ struct ComputeResult {
 class ComputeProbe {
  public:
   // A matrix stored as `dtype`, rows of `cols` values (a row length the type allows) and about
-  // kWeightBytes in all, against `activation_rows` rows: a decode step's shape at that batch.
-  // With `row_groups`, the matrix is regrouped where the engine's would be (kernels/row_groups.h),
-  // so the rate is that of the kernel decode runs. Throws kernels::KernelArgumentError for a
-  // shape the type cannot store.
-  ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activation_rows, bool row_groups);
+  // kWeightBytesPerThread for each of `threads` threads, against `activation_rows` rows: a decode
+  // step's shape at that batch. With `row_groups`, the matrix is regrouped where the engine's
+  // would be (kernels/row_groups.h), so the rate is that of the kernel decode runs. Throws
+  // kernels::KernelArgumentError for a shape the type cannot store.
+  ComputeProbe(kernels::DType dtype, int64_t cols, int64_t activation_rows, bool row_groups, int threads);
   // view_ points into the probe's own buffers: a copy would read the original's.
   ComputeProbe(const ComputeProbe&) = delete;
   ComputeProbe& operator=(const ComputeProbe&) = delete;
@@ -37,8 +37,11 @@ class ComputeProbe {
   // tens of milliseconds.
   ComputeResult measure(kernels::ThreadPool& pool, int passes);
 
-  // Small enough for a core's L2 (512 KiB or more on the x86 cores this targets) with room to spare.
-  static constexpr int64_t kWeightBytes = 256 << 10;
+  // A thread's share stays in its core's L2 (512 KiB or more on the x86 cores this targets). The
+  // matrix grows with the threads so that each call is long enough to split: one 256 KiB matrix
+  // on two threads took about as long per call as on one, the hand-offs costing as much as the
+  // work, where a decode step's smallest matrix (llama-110m's 768x768) holds more than this per thread.
+  static constexpr int64_t kWeightBytesPerThread = 256 << 10;
 
  private:
   kernels::DType dtype_;

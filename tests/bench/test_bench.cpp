@@ -31,7 +31,7 @@ TEST_CASE("the compute probe multiplies a cache-sized matrix of each type at the
   kernels::ThreadPool pool(2), one(1);
   for (const kernels::DType dtype : {kernels::DType::F32, kernels::DType::F16, kernels::DType::Q8_0, kernels::DType::Q4_K}) {
     for (const bool row_groups : {false, true}) {
-      bench::ComputeProbe probe(dtype, 768, 4, row_groups);
+      bench::ComputeProbe probe(dtype, 768, 4, row_groups, pool.size());
       for (kernels::ThreadPool* threads : {&pool, &one}) {
         const auto result = probe.measure(*threads, 1);
         INFO(kernels::dtype_name(dtype) << (row_groups ? " in row groups" : ""));
@@ -40,15 +40,17 @@ TEST_CASE("the compute probe multiplies a cache-sized matrix of each type at the
         CHECK(result.regrouped == (row_groups && groups_read_here));
         CHECK(result.threads == threads->size());
         CHECK(result.activation_rows == 4);
-        CHECK(result.weight_bytes <= bench::ComputeProbe::kWeightBytes);
-        CHECK(result.weight_bytes > bench::ComputeProbe::kWeightBytes / 2);
+        // Sized for the larger pool, which takes a share the size of the one-thread pool's whole matrix.
+        CHECK(result.weight_bytes <= 2 * bench::ComputeProbe::kWeightBytesPerThread);
+        CHECK(result.weight_bytes > bench::ComputeProbe::kWeightBytesPerThread);
         CHECK(result.multiply_adds_per_s > 0.0);
       }
     }
   }
   // A row length the type cannot store, and an empty batch, are refused.
-  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::Q4_K, 100, 1, true), kernels::KernelArgumentError);
-  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::F32, 64, 0, true), kernels::KernelArgumentError);
+  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::Q4_K, 100, 1, true, 1), kernels::KernelArgumentError);
+  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::F32, 64, 0, true, 1), kernels::KernelArgumentError);
+  CHECK_THROWS_AS(bench::ComputeProbe(kernels::DType::F32, 64, 1, true, 0), kernels::KernelArgumentError);
 }
 
 TEST_CASE("the generation benchmark reads every weight once per step and refuses lengths past the context", "[bench]") {
