@@ -1,8 +1,11 @@
-// The thread pool runs every item exactly once, over many back-to-back calls.
+// The thread pool runs every item exactly once, over many back-to-back calls, largest chunks first.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 #include <catch2/catch.hpp>
+#include <utility>
 #include <vector>
 
 #include "kernels/thread_pool.h"
@@ -21,6 +24,26 @@ TEST_CASE("parallel_for covers each item once", "[thread_pool]") {
       });
     for (auto& h : hits) REQUIRE(h.load() == 200);
   }
+}
+
+TEST_CASE("parallel_for hands out its largest chunks first and its smallest last", "[thread_pool]") {
+  // The chunks claimed last decide how long the threads wait for each other at the end.
+  ThreadPool pool(2);
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  pool.parallel_for(1000, [&](int64_t begin, int64_t end) {
+    std::lock_guard lock(mutex);
+    ranges.emplace_back(begin, end);
+  });
+  std::sort(ranges.begin(), ranges.end());
+  REQUIRE(ranges.size() >= 4);
+  CHECK(ranges.front().first == 0);
+  CHECK(ranges.back().second == 1000);
+  for (size_t k = 1; k < ranges.size(); ++k) {
+    CHECK(ranges[k].first == ranges[k - 1].second);
+    CHECK(ranges[k].second - ranges[k].first <= ranges[k - 1].second - ranges[k - 1].first);
+  }
+  CHECK(ranges.back().second - ranges.back().first < (ranges.front().second - ranges.front().first) / 4);
 }
 
 TEST_CASE("parallel_for runs each item once when threads arrive late or sleep between jobs", "[thread_pool]") {
