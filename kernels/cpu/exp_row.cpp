@@ -31,7 +31,7 @@ constexpr float kLn2Low = -2.12194440e-4f;
 // Adding and subtracting 1.5 · 2^23 rounds a float of magnitude below 2^22 to an integer.
 constexpr float kRoundingShift = 12582912.0f;
 
-inline float exp_of(float x) {
+[[maybe_unused]] inline float exp_of(float x) {
   // std::max(kLowest, NaN) is kLowest: the conversion to int below must never see a NaN.
   const float clamped = std::min(std::max(kLowest, x), kHighest);
   const float n = (clamped * kLog2e + kRoundingShift) - kRoundingShift;
@@ -73,7 +73,6 @@ inline Floats splat(float v) { return SNAPSTREAM_LANE_OP(set1_ps)(v); }
 inline Ints splat_int(int32_t v) { return SNAPSTREAM_LANE_OP(set1_epi32)(v); }
 inline Floats load(const float* p) { return SNAPSTREAM_LANE_OP(loadu_ps)(p); }
 inline void store(float* p, Floats v) { SNAPSTREAM_LANE_OP(storeu_ps)(p, v); }
-inline Floats add(Floats a, Floats b) { return SNAPSTREAM_LANE_OP(add_ps)(a, b); }
 inline Floats sub(Floats a, Floats b) { return SNAPSTREAM_LANE_OP(sub_ps)(a, b); }
 inline Floats mul(Floats a, Floats b) { return SNAPSTREAM_LANE_OP(mul_ps)(a, b); }
 inline Floats fmadd(Floats a, Floats b, Floats c) { return SNAPSTREAM_LANE_OP(fmadd_ps)(a, b, c); }

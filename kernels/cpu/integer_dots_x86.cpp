@@ -110,7 +110,7 @@ inline __m128i f16_words(const std::byte* first, int64_t stride, std::index_sequ
 inline __m128 f16s4_at(const std::byte* first, int64_t stride) {
   return _mm_cvtph_ps(f16_words(first, stride, std::make_index_sequence<4>{}));
 }
-inline __m256 f16s8_at(const std::byte* first, int64_t stride) {
+[[maybe_unused]] inline __m256 f16s8_at(const std::byte* first, int64_t stride) {
   return _mm256_cvtph_ps(f16_words(first, stride, std::make_index_sequence<8>{}));
 }
 
@@ -1234,9 +1234,11 @@ struct Q6KTile {
 };
 #endif
 
+#ifdef SNAPSTREAM_AVX512_VNNI
 // Activation rows from which interleaving K-quant groups beats side-by-side rows (llama-110m
 // Q4_K decode on an AVX-512 EPYC: even at 5 sequences, 18% faster at 8, 40% at 16).
 inline constexpr int64_t kKInterleaveMinRows = 6;
+#endif
 
 // A K-quant band: four rows at a time against one activation row (AVX2's Q6_K excepted: it
 // keeps a tile of its own); on AVX-512, groups of sixteen rows side by side against a few
