@@ -398,15 +398,34 @@ inline constexpr int64_t kSideMaxRows = 4;
 #endif
 
 // Eight weight rows against m activation rows, block by block; totals holds m registers.
-template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
-void q8_family_side8(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m,
-                     float* y, int64_t y_stride, __m256* totals, bool prefetch_next) {
+// prepare(block) readies a block of the eight rows and returns sums(x, b): the rows' integer sums
+// against activation row x's block b, row p in lane p. The float step after it is the same for
+// every way of summing, so all give the same bits.
+template <int64_t BlockBytes, class Prepare>
+void q8_family_rows8(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m,
+                     float* y, int64_t y_stride, __m256* totals, bool prefetch_next, Prepare prepare) {
   for (int64_t j = 0; j < m; ++j) totals[j] = _mm256_setzero_ps();
   const NextGroupPrefetch prefetch(w, kSideRows * row_stride, blocks, prefetch_next);
   for (int64_t b = 0; b < blocks; ++b) {
     const std::byte* block = w + b * BlockBytes;
     prefetch.fetch(b);
-    __m256i weights[kSideRows], prepared[kSideRows];
+    const auto sums = prepare(block);
+    const __m256 scales = f16s8_at(block, row_stride);
+    for (int64_t j = 0; j < m; ++j) {
+      const __m256 scale = _mm256_mul_ps(scales, _mm256_set1_ps(x[j].scales[b]));
+      totals[j] = _mm256_add_ps(totals[j], _mm256_mul_ps(_mm256_cvtepi32_ps(sums(x[j], b)), scale));
+    }
+  }
+  for (int64_t j = 0; j < m; ++j) _mm256_storeu_ps(y + j * y_stride, totals[j]);
+}
+
+// Eight rows side by side: each row's block meets the activation block in its own register, and
+// row_sums8 folds the eight rows' lane sums into one register.
+template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
+void q8_family_side8(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m,
+                     float* y, int64_t y_stride, __m256* totals, bool prefetch_next) {
+  q8_family_rows8<BlockBytes>(w, row_stride, blocks, x, m, y, y_stride, totals, prefetch_next, [row_stride](const std::byte* block) {
+    __m256i weights[kSideRows], prepared[kSideRows];  // captured by copy below, as arrays
     for (int k = 0; k < kSideRows; ++k) {
       weights[k] = Signed(block + k * row_stride);
 #ifdef SNAPSTREAM_VNNI
@@ -415,22 +434,19 @@ void q8_family_side8(const std::byte* w, int64_t row_stride, int64_t blocks, con
       prepared[k] = _mm256_sign_epi8(weights[k], weights[k]);
 #endif
     }
-    const __m256 scales = f16s8_at(block, row_stride);
-    for (int64_t j = 0; j < m; ++j) {
+    return [weights, prepared](const QuantisedRowView& row, int64_t b) {
       __m256i lane_sums[kSideRows];
 #ifdef SNAPSTREAM_VNNI
-      const __m256i activations = load32(x[j].biased + 32 * b);
+      const __m256i activations = load32(row.biased + 32 * b);
       for (int k = 0; k < kSideRows; ++k) lane_sums[k] = SNAPSTREAM_DPBUSD(prepared[k], activations, weights[k]);
 #else
-      const __m256i activations = load32(x[j].q + 32 * b);
+      const __m256i activations = load32(row.q + 32 * b);
       for (int k = 0; k < kSideRows; ++k)
         lane_sums[k] = add_byte_products(_mm256_setzero_si256(), prepared[k], _mm256_sign_epi8(activations, weights[k]));
 #endif
-      const __m256 scale = _mm256_mul_ps(scales, _mm256_set1_ps(x[j].scales[b]));
-      totals[j] = _mm256_add_ps(totals[j], _mm256_mul_ps(_mm256_cvtepi32_ps(row_sums8(lane_sums)), scale));
-    }
-  }
-  for (int64_t j = 0; j < m; ++j) _mm256_storeu_ps(y + j * y_stride, totals[j]);
+      return row_sums8(lane_sums);
+    };
+  });
 }
 
 #ifndef SNAPSTREAM_VNNI
@@ -459,37 +475,33 @@ inline void transpose_words8(const __m256i (&rows)[8], __m256i (&quads)[8]) {
   }
 }
 
-// Eight weight rows against m activation rows, each block's eight rows transposed so that
-// quads[q] holds values 4q..4q+3 of row p in lane p: one broadcast activation quad meets all
-// eight rows in one product, and lane p ends as row p's sum with no horizontal adds, which
-// q8_family_side8 pays for every activation row and block. totals holds m registers.
+// Eight rows with each block transposed so that quads[q] holds values 4q..4q+3 of row p in lane
+// p: one broadcast activation quad meets all eight rows in one product, and lane p ends as row
+// p's sum with no horizontal adds, which side-by-side rows pay for every activation row and block.
 template <__m256i (*Signed)(const std::byte*), int64_t BlockBytes>
 void q8_family_quads8(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m,
                       float* y, int64_t y_stride, __m256* totals, bool prefetch_next) {
-  for (int64_t j = 0; j < m; ++j) totals[j] = _mm256_setzero_ps();
-  const NextGroupPrefetch prefetch(w, kSideRows * row_stride, blocks, prefetch_next);
-  for (int64_t b = 0; b < blocks; ++b) {
-    const std::byte* block = w + b * BlockBytes;
-    prefetch.fetch(b);
-    __m256i rows[kSideRows], quads[8], magnitudes[8];
+  q8_family_rows8<BlockBytes>(w, row_stride, blocks, x, m, y, y_stride, totals, prefetch_next, [row_stride](const std::byte* block) {
+    __m256i rows[kSideRows], quads[8];
     for (int k = 0; k < kSideRows; ++k) rows[k] = Signed(block + k * row_stride);
     transpose_words8(rows, quads);
     // The sign moves onto the activations, as in q8_family_tile: pairs stay below 2^15.
-    for (int q = 0; q < 8; ++q) magnitudes[q] = _mm256_sign_epi8(quads[q], quads[q]);
-    const __m256 scales = f16s8_at(block, row_stride);
-    for (int64_t j = 0; j < m; ++j) {
-      const int8_t* activations = x[j].q + 32 * b;
+    __m256i signs[8], magnitudes[8];
+    for (int q = 0; q < 8; ++q) {
+      signs[q] = quads[q];
+      magnitudes[q] = _mm256_sign_epi8(quads[q], quads[q]);
+    }
+    return [signs, magnitudes](const QuantisedRowView& row, int64_t b) {
+      const int8_t* activations = row.q + 32 * b;
       __m256i sums = _mm256_setzero_si256();
       for (int q = 0; q < 8; ++q) {
         int32_t quad;
         std::memcpy(&quad, activations + 4 * q, sizeof quad);
-        sums = add_byte_products(sums, magnitudes[q], _mm256_sign_epi8(_mm256_set1_epi32(quad), quads[q]));
+        sums = add_byte_products(sums, magnitudes[q], _mm256_sign_epi8(_mm256_set1_epi32(quad), signs[q]));
       }
-      const __m256 scale = _mm256_mul_ps(scales, _mm256_set1_ps(x[j].scales[b]));
-      totals[j] = _mm256_add_ps(totals[j], _mm256_mul_ps(_mm256_cvtepi32_ps(sums), scale));
-    }
-  }
-  for (int64_t j = 0; j < m; ++j) _mm256_storeu_ps(y + j * y_stride, totals[j]);
+      return sums;
+    };
+  });
 }
 #endif
 
@@ -1235,13 +1247,16 @@ struct Q8Family {
     for (; r + kSideRows <= rows; r += kSideRows)
       for (int64_t i = 0; i < m; i += kChunk) {
         const int64_t chunk = std::min(kChunk, m - i);
-#ifdef SNAPSTREAM_VNNI
-        const auto group = q8_family_side8<Signed, BlockBytes>;
-#else
-        const auto group = chunk >= kQuadMinRows ? q8_family_quads8<Signed, BlockBytes> : q8_family_side8<Signed, BlockBytes>;
+        const bool prefetch_next = r + 2 * kSideRows <= rows;
+#ifndef SNAPSTREAM_VNNI
+        if (chunk >= kQuadMinRows) {
+          q8_family_quads8<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, x + i, chunk, y + i * y_stride + r,
+                                               y_stride, totals, prefetch_next);
+          continue;
+        }
 #endif
-        group(w + r * row_stride, row_stride, blocks, x + i, chunk, y + i * y_stride + r, y_stride, totals,
-              r + 2 * kSideRows <= rows);
+        q8_family_side8<Signed, BlockBytes>(w + r * row_stride, row_stride, blocks, x + i, chunk, y + i * y_stride + r,
+                                            y_stride, totals, prefetch_next);
       }
 #endif
     if (r < rows) band_of_tiles<Tile, 32>(w + r * row_stride, row_stride, rows - r, blocks, x, m, y + r, y_stride);
