@@ -4,12 +4,13 @@
 // The 32-value block types take groups of weight rows together, so one float step serves a whole
 // group: side by side (eight or sixteen rows, their lane sums folded into one register) for few
 // activation rows, and for many interleaved (one instruction takes four values of sixteen rows)
-// on AVX-512 or transposed block by block (four values of eight rows) on AVX2. On AVX-512 the K-quants take sixteen rows side by side too (each row's block is
-// unpacked as before, and the sixteen rows' shares of a block are one vector step) and, against
-// many activation rows, interleaved block by block as well. Against one activation row, Q4_K and
-// Q5_K rows go four at a time on every instruction set (Q6_K on AVX-512 only). All give the
-// portable variant's bits: integer sums are exact and the float steps are the same operations in
-// the same order.
+// on AVX-512 or transposed block by block (four values of eight rows) on AVX2. On AVX-512 the
+// K-quants take sixteen rows side by side too (each row's block is unpacked as before, and the
+// sixteen rows' shares of a block are one vector step) and, against many activation rows,
+// interleaved block by block as well; on AVX2, Q4_K and Q5_K take eight rows transposed block by
+// block against several activation rows. Against one activation row, Q4_K and Q5_K rows go four
+// at a time on every instruction set (Q6_K on AVX-512 only). All give the portable variant's
+// bits: integer sums are exact and the float steps are the same operations in the same order.
 #include <immintrin.h>
 
 #include <climits>
@@ -1182,6 +1183,87 @@ void k_rows4(const std::byte* w, int64_t row_stride, int64_t blocks, const Quant
   _mm_storeu_ps(y, totals);
 }
 
+#ifndef SNAPSTREAM_VNNI
+// Activation rows from which k45_quads8 beats a row at a time (k_tile): from two on (llama-110m
+// Q4_K decode on a 2-core EPYC: 1.11x at 2 sequences, 1.15x at 3, 1.18x at 4, 1.33x at 16).
+inline constexpr int64_t kKQuadMinRows = 2;
+
+// Q4_K/Q5_K, eight weight rows against m activation rows on AVX2, each block's eight rows
+// transposed as q8_family_quads8 does: quads[s][q] holds values 32s+4q..+3 of row p in lane p,
+// scales[s] and mins[s] row p's scale and min of sub-block s in both 16-bit halves of lane p.
+// The weights are unsigned, so no signs move; products of a 4-bit value (5-bit) and an
+// activation, summed over eight quads (four), stay below 2^15, so one madd per sub-block applies
+// the scale. Lane p ends as row p's integer sums, and the float step is k_rows4's, lane by lane.
+template <bool FifthBit>
+void k45_quads8(const std::byte* w, int64_t row_stride, int64_t blocks, const QuantisedRowView* x, int64_t m, float* y,
+                int64_t y_stride, __m256* totals, bool prefetch_next) {
+  constexpr int64_t kBytes = FifthBit ? kQ5_KBytes : kQ4_KBytes;
+  constexpr int kQuadsPerMadd = FifthBit ? 4 : 8;
+  const __m256i nibble = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
+  for (int64_t j = 0; j < m; ++j) totals[j] = _mm256_setzero_ps();
+  const NextGroupPrefetch prefetch(w, kSideRows * row_stride, blocks, prefetch_next);
+  __m256i quads[8][8];
+  for (int64_t b = 0; b < blocks; ++b) {
+    const std::byte* block = w + b * kBytes;
+    prefetch.fetch(b);
+    __m256i scales[8], mins[8];
+    {
+      __m256i row_scales[kSideRows], row_mins[kSideRows];
+      for (int k = 0; k < kSideRows; ++k) {
+        const __m128i scales_and_mins = unpack_k_scales_x86(block + k * row_stride + kKScales);
+        const __m256i scale32 = _mm256_cvtepu8_epi32(scales_and_mins);
+        const __m256i min32 = _mm256_cvtepu8_epi32(_mm_unpackhi_epi64(scales_and_mins, scales_and_mins));
+        row_scales[k] = _mm256_or_si256(scale32, _mm256_slli_epi32(scale32, 16));
+        row_mins[k] = _mm256_or_si256(min32, _mm256_slli_epi32(min32, 16));
+      }
+      transpose_words8(row_scales, scales);
+      transpose_words8(row_mins, mins);
+    }
+    for (int c = 0; c < 4; ++c) {
+      __m256i low[kSideRows], high[kSideRows];
+      for (int k = 0; k < kSideRows; ++k) {
+        const std::byte* row_block = block + k * row_stride;
+        const __m256i packed = load32(row_block + (FifthBit ? kQ5_KQs : kQ4_KQs) + 32 * c);
+        low[k] = _mm256_and_si256(packed, nibble);
+        high[k] = _mm256_and_si256(_mm256_srli_epi16(packed, 4), nibble);
+        if constexpr (FifthBit) {
+          const __m256i qh = load32(row_block + kQ5_KQh);
+          low[k] = _mm256_or_si256(low[k], _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
+          high[k] = _mm256_or_si256(high[k], _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
+        }
+      }
+      transpose_words8(low, quads[2 * c]);
+      transpose_words8(high, quads[2 * c + 1]);
+    }
+    const __m256 d = f16s8_at(block, row_stride), dmin = f16s8_at(block + 2, row_stride);
+    for (int64_t j = 0; j < m; ++j) {
+      const int8_t* activations = x[j].q + 256 * b;
+      const int16_t* sums16 = x[j].sums16 + 16 * b;
+      __m256i scaled = _mm256_setzero_si256(), min_sums = _mm256_setzero_si256();
+      for (int s = 0; s < 8; ++s) {
+        for (int first = 0; first < 8; first += kQuadsPerMadd) {
+          __m256i pairs = _mm256_setzero_si256();
+          for (int q = first; q < first + kQuadsPerMadd; ++q) {
+            int32_t quad;
+            std::memcpy(&quad, activations + 32 * s + 4 * q, sizeof quad);
+            pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(quads[s][q], _mm256_set1_epi32(quad)));
+          }
+          scaled = _mm256_add_epi32(scaled, _mm256_madd_epi16(pairs, scales[s]));
+        }
+        int32_t sum_pair;  // the sub-block's two 16-value activation sums
+        std::memcpy(&sum_pair, sums16 + 2 * s, sizeof sum_pair);
+        min_sums = _mm256_add_epi32(min_sums, _mm256_madd_epi16(_mm256_set1_epi32(sum_pair), mins[s]));
+      }
+      const __m256 a = _mm256_set1_ps(x[j].scales[b]);
+      const __m256 share = _mm256_sub_ps(_mm256_mul_ps(_mm256_mul_ps(d, a), _mm256_cvtepi32_ps(scaled)),
+                                         _mm256_mul_ps(_mm256_mul_ps(dmin, a), _mm256_cvtepi32_ps(min_sums)));
+      totals[j] = _mm256_add_ps(totals[j], share);
+    }
+  }
+  for (int64_t j = 0; j < m; ++j) _mm256_storeu_ps(y + j * y_stride, totals[j]);
+}
+#endif
+
 // The row count as a template argument keeps each tile's accumulators in registers.
 template <template <int> class Tile, int M = 1>
 void run_tile(const std::byte* w, int64_t blocks, const QuantisedRowView* x, int m, float* out, int64_t out_stride) {
@@ -1324,7 +1406,8 @@ inline constexpr int64_t kKInterleaveMinRows = 6;
 
 // A K-quant band: four rows at a time against one activation row (AVX2's Q6_K excepted: it
 // keeps a tile of its own); on AVX-512, groups of sixteen rows side by side against a few
-// activation rows and interleaved against many; the rest one row at a time.
+// activation rows and interleaved against many; on AVX2, Q4_K/Q5_K groups of eight rows
+// transposed against several; the rest one row at a time.
 template <class Type, template <int> class Tile>
 void k_band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks, const QuantisedRowView* x, int64_t m,
             float* y, int64_t y_stride) {
@@ -1347,6 +1430,17 @@ void k_band(const std::byte* w, int64_t row_stride, int64_t rows, int64_t blocks
       for (int64_t i = 0; i < m; i += kTileRows)
         run_side16<Type>(w + r * row_stride, row_stride, blocks, x + i, static_cast<int>(std::min<int64_t>(kTileRows, m - i)),
                          y + i * y_stride + r, y_stride, r + 2 * kGroupRows <= rows && i + kTileRows >= m);
+#elif !defined(SNAPSTREAM_VNNI)
+  else if constexpr (std::is_same_v<Type, Q45K<false>> || std::is_same_v<Type, Q45K<true>>) {
+    if (m >= kKQuadMinRows) {
+      constexpr int64_t kChunk = 32;  // activation rows per pass, so the totals stay on the stack
+      __m256 totals[kChunk];
+      for (; r + kSideRows <= rows; r += kSideRows)
+        for (int64_t i = 0; i < m; i += kChunk)
+          k45_quads8<std::is_same_v<Type, Q45K<true>>>(w + r * row_stride, row_stride, blocks, x + i, std::min(kChunk, m - i),
+                                                      y + i * y_stride + r, y_stride, totals, r + 2 * kSideRows <= rows);
+    }
+  }
 #endif
   if (r < rows) band_of_tiles<Tile, 256>(w + r * row_stride, row_stride, rows - r, blocks, x, m, y + r, y_stride);
 }

@@ -20,6 +20,20 @@ inline std::vector<float> random_values(size_t n, std::mt19937& rng, float sprea
   return v;
 }
 
+// Every block's f16 scales set to random values within ±2 (random bytes could be infinities or NaNs).
+inline void set_finite_scales(kernels::DType dtype, std::vector<std::byte>& row, std::mt19937& rng) {
+  const kernels::BlockLayout layout = kernels::block_layout(dtype);
+  std::vector<size_t> scale_offsets = {0};
+  if (dtype == kernels::DType::Q4_K || dtype == kernels::DType::Q5_K) scale_offsets = {0, 2};
+  if (dtype == kernels::DType::Q6_K) scale_offsets = {208};
+  std::uniform_real_distribution<float> scale(-2.0f, 2.0f);
+  for (size_t at = 0; at + static_cast<size_t>(layout.bytes) <= row.size(); at += static_cast<size_t>(layout.bytes))
+    for (size_t offset : scale_offsets) {
+      const uint16_t bits = kernels::f32_to_f16(scale(rng));
+      std::memcpy(row.data() + at + offset, &bits, 2);
+    }
+}
+
 // A weight row of `blocks` blocks: encoded from random values, or random bytes with finite scales.
 inline std::vector<std::byte> weight_row(kernels::DType dtype, int64_t blocks, bool raw_bytes, std::mt19937& rng) {
   const kernels::BlockLayout layout = kernels::block_layout(dtype);
@@ -31,18 +45,15 @@ inline std::vector<std::byte> weight_row(kernels::DType dtype, int64_t blocks, b
   }
   std::uniform_int_distribution<int> byte(0, 255);
   for (auto& b : row) b = static_cast<std::byte>(byte(rng));
-  // f16 scales within ±2 (random bytes could be infinities or NaNs).
-  std::uniform_real_distribution<float> scale(-2.0f, 2.0f);
-  for (int64_t b = 0; b < blocks; ++b) {
-    std::byte* block = row.data() + b * layout.bytes;
-    std::vector<size_t> scale_offsets = {0};
-    if (dtype == kernels::DType::Q4_K || dtype == kernels::DType::Q5_K) scale_offsets = {0, 2};
-    if (dtype == kernels::DType::Q6_K) scale_offsets = {208};
-    for (size_t offset : scale_offsets) {
-      const uint16_t bits = kernels::f32_to_f16(scale(rng));
-      std::memcpy(block + offset, &bits, 2);
-    }
-  }
+  set_finite_scales(dtype, row, rng);
+  return row;
+}
+
+// A weight row of `blocks` blocks whose every byte but the f16 scales is `fill`: 0xFF gives the
+// K-quants their largest values, scales and mins, 0x80 gives Q8_0 -128, 0x00 Q4_0/Q5_0 -8 and -16.
+inline std::vector<std::byte> filled_weight_row(kernels::DType dtype, int64_t blocks, std::byte fill, std::mt19937& rng) {
+  std::vector<std::byte> row(static_cast<size_t>(blocks * kernels::block_layout(dtype).bytes), fill);
+  set_finite_scales(dtype, row, rng);
   return row;
 }
 

@@ -3,6 +3,7 @@
 // a result does not depend on the band or the batch of rows it was computed with. Weights come from the encoder and from
 // random bytes (extreme scales, -128 in Q8_0), which the encoder never writes.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -97,6 +98,48 @@ TEST_CASE("integer dot products: every variant, the naive reference and any band
             for (int64_t r = first; r < last; ++r)
               REQUIRE(part[static_cast<size_t>(j * kWeightRows + r)] == portable[static_cast<size_t>((start + j) * kWeightRows + r)]);
         }
+  }
+}
+
+TEST_CASE("the largest weights against the largest activations overflow no partial sum in any variant", "[integer_dots]") {
+  // Kernels keep pair sums in 16 bits before widening them (and the AVX2 K-quant groups add
+  // several quads' pairs first), which only values at the edge of each type's range can overflow.
+  const auto dtype = GENERATE(DType::Q8_0, DType::Q4_0, DType::Q5_0, DType::Q4_K, DType::Q5_K, DType::Q6_K);
+  const std::byte fill = dtype == DType::Q8_0                         ? std::byte{0x80}
+                         : dtype == DType::Q4_0 || dtype == DType::Q5_0 ? std::byte{0x00}
+                                                                        : std::byte{0xFF};
+  constexpr int64_t blocks = 2, kWeightRows = 16;
+  const BlockLayout layout = block_layout(dtype);
+  const int64_t n = blocks * layout.elements;
+  INFO(dtype_name(dtype));
+  std::mt19937 rng(11);
+  std::vector<std::byte> w;
+  for (int64_t r = 0; r < kWeightRows; ++r) {
+    const auto row = snapstream::test::filled_weight_row(dtype, blocks, fill, rng);
+    w.insert(w.end(), row.begin(), row.end());
+  }
+  // Every value at full scale: all positive, all negative, alternating, and twice more so that
+  // groups taken against four or more activation rows run too.
+  std::vector<QuantisedRow> rows(5);
+  std::vector<cpu::QuantisedRowView> views;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = j % 3 == 0 ? 1.0f : j % 3 == 1 ? -1.0f : (i % 2 == 0 ? 1.0f : -1.0f);
+    quantise_activation_row(dtype, x.data(), n, rows[j]);
+    views.push_back(view(rows[j]));
+  }
+  const auto m = static_cast<int64_t>(rows.size());
+  std::vector<float> portable(static_cast<size_t>(m * kWeightRows));
+  cpu::integer_band_dots(cpu::kPortableIntegerDots, dtype)(w.data(), layout.bytes * blocks, kWeightRows, blocks, views.data(), m,
+                                                           portable.data(), kWeightRows);
+  for (const cpu::IntegerDotKernels* variant : cpu::runnable_integer_dot_kernels()) {
+    INFO("variant " << variant->isa);
+    for (const int64_t first : {int64_t{0}, m - 1}) {  // all rows, then the last one alone
+      std::vector<float> y(static_cast<size_t>((m - first) * kWeightRows));
+      cpu::integer_band_dots(*variant, dtype)(w.data(), layout.bytes * blocks, kWeightRows, blocks, views.data() + first,
+                                              m - first, y.data(), kWeightRows);
+      CHECK(std::equal(y.begin(), y.end(), portable.begin() + first * kWeightRows));
+    }
   }
 }
 
