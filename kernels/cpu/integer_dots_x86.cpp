@@ -451,9 +451,10 @@ void q8_family_side8(const std::byte* w, int64_t row_stride, int64_t blocks, con
 }
 
 #ifndef SNAPSTREAM_VNNI
-// Activation rows from which eight rows' quads side by side (q8_family_quads8) beat side-by-side
-// rows on AVX2 (llama-110m Q8_0 decode on a 2-core EPYC: 0.95x at 2 and 3 sequences, 1.11x at 4,
-// 1.15x at 16). AVX-VNNI keeps side-by-side rows, its dpbusd taking the bias instead of signs.
+// Activation rows from which eight rows transposed block by block (q8_family_quads8) beat eight
+// side by side on AVX2 (llama-110m Q8_0 decode on a 2-core EPYC: 0.95x at 2 and 3 sequences,
+// 1.11x at 4, 1.15x at 16). The AVX-VNNI variant keeps its own kernels (side-by-side rows, and
+// K-quant rows one at a time): no host at hand has AVX-VNNI to measure the trade on.
 inline constexpr int64_t kQuadMinRows = 4;
 
 // rows[k]'s eight 32-bit words as words k of quads[0..7]: an 8x8 transpose.
