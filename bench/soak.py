@@ -194,7 +194,9 @@ def resident_kib(pid):
             name, _, value = line.partition(":")
             if name in ("RssAnon", "RssFile"):
                 kib[name] = int(value.split()[0])
-    return kib.get("RssAnon", 0), kib.get("RssFile", 0)
+    if "RssAnon" not in kib:
+        raise SystemExit(f"soak: /proc/{pid}/status reports no RssAnon (Linux 4.5 or later does)")
+    return kib["RssAnon"], kib.get("RssFile", 0)
 
 
 def percentile(values, share):
