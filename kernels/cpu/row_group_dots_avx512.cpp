@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "kernels/cpu/k_scales16_avx512.h"
@@ -44,7 +45,7 @@ struct BlockTerms {
   __m512i min_pairs[4];
 };
 
-BlockTerms block_terms(const std::byte* block) {
+[[gnu::always_inline]] inline BlockTerms block_terms(const std::byte* block) {
   BlockTerms terms;
   terms.d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)));
   terms.dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32)));
@@ -65,52 +66,69 @@ BlockTerms block_terms(const std::byte* block) {
   return terms;
 }
 
-// Block b of one group against J activation rows, their running totals kept in `totals` (a
-// row's sixteen apart): lane r of each is row r's. The integer sums are the band kernels' times
-// sixteen (Σ scale · value · activation and Σ min · activation sums, exact) and the float steps
-// k_block_share's, so the bits are too. `next` (or null) is the same block of the group after
-// this one, fetched a line per part so its misses overlap these products instead of stalling the
-// next group's first.
-template <int J>
-void block_rows(const std::byte* block, const BlockTerms& terms, int64_t b, const QuantisedRowView* x, const std::byte* next,
-                float* totals) {
-  if (next != nullptr)
-    for (int64_t at = 0; at < kPartsAt; at += 64) _mm_prefetch(reinterpret_cast<const char*>(next + at), _MM_HINT_T0);
+// The same block of G consecutive groups.
+template <int G>
+using Blocks = std::array<const std::byte*, G>;
+
+// Block b of G groups (one or two) against J activation rows, their running totals kept in
+// totals[g] (a row's sixteen apart): lane r of each is row r's. The integer sums are the band
+// kernels' times sixteen (Σ scale · value · activation and Σ min · activation sums, exact) and the
+// float steps k_block_share's, so the bits are too. Two groups share each broadcast activation:
+// the broadcasts and nibble masks, not the dot products, are what fills the vector ports, and
+// sharing them lets the products set the pace. With `fetch`, next[g] (the same block of the
+// groups after these) is fetched a line per part, so its misses overlap these products instead of
+// stalling the next groups' first.
+template <int G, int J>
+void block_rows(Blocks<G> blocks, const BlockTerms* terms, int64_t b, const QuantisedRowView* x, Blocks<G> next, bool fetch,
+                float* const* totals) {
+  if (fetch)
+    for (int g = 0; g < G; ++g)
+      for (int64_t at = 0; at < kPartsAt; at += 64) _mm_prefetch(reinterpret_cast<const char*>(next[g] + at), _MM_HINT_T0);
   // High nibbles are multiplied where they lie: one AND instead of a shift (which takes the
   // port the dot products need) and an AND.
   const __m512i low_nibbles = _mm512_set1_epi8(0x0F), high_nibbles = _mm512_set1_epi8(static_cast<char>(0xF0));
-  const std::byte* parts = block + kPartsAt;
-  __m512i scaled[J];
-  for (auto& s : scaled) s = _mm512_setzero_si512();
+  __m512i scaled[G][J];
+  for (auto& group : scaled)
+    for (auto& sum : group) sum = _mm512_setzero_si512();
   // Parts 8s..8s+7 hold sub-block s in their low nibbles and sub-block s + 4 in their high ones.
-  // One activation row leaves too few dot products in flight to hide their latency, so its
-  // parts alternate between two sums per nibble (integers: the order changes no bit).
-  constexpr int kChains = J == 1 ? 2 : 1;
+  // One activation row of one group leaves too few dot products in flight to hide their latency,
+  // so its parts alternate between two sums per nibble (integers: the order changes no bit).
+  constexpr int kChains = G * J == 1 ? 2 : 1;
   for (int s = 0; s < 4; ++s) {
-    __m512i low[kChains][J], high[kChains][J];
+    __m512i low[kChains][G][J], high[kChains][G][J];
     for (int c = 0; c < kChains; ++c)
-      for (int j = 0; j < J; ++j) low[c][j] = high[c][j] = _mm512_setzero_si512();
+      for (int g = 0; g < G; ++g)
+        for (int j = 0; j < J; ++j) low[c][g][j] = high[c][g][j] = _mm512_setzero_si512();
 #pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       const int p = 8 * s + k, c = k % kChains;
-      if (next != nullptr) _mm_prefetch(reinterpret_cast<const char*>(next + kPartsAt + 64 * p), _MM_HINT_T0);
-      const __m512i part = _mm512_loadu_si512(parts + 64 * p);
-      const __m512i low_values = _mm512_and_si512(part, low_nibbles);
-      const __m512i high_values = _mm512_and_si512(part, high_nibbles);
+      __m512i low_values[G], high_values[G];
+      for (int g = 0; g < G; ++g) {
+        if (fetch) _mm_prefetch(reinterpret_cast<const char*>(next[g] + kPartsAt + 64 * p), _MM_HINT_T0);
+        const __m512i part = _mm512_loadu_si512(blocks[g] + kPartsAt + 64 * p);
+        low_values[g] = _mm512_and_si512(part, low_nibbles);
+        high_values[g] = _mm512_and_si512(part, high_nibbles);
+      }
       for (int j = 0; j < J; ++j) {
         const int8_t* a = x[j].q + 256 * b;
-        low[c][j] = _mm512_dpbusd_epi32(low[c][j], low_values, broadcast4(a + 4 * p));
-        high[c][j] = _mm512_dpbusd_epi32(high[c][j], high_values, broadcast4(a + 128 + 4 * p));
+        const __m512i low_activations = broadcast4(a + 4 * p), high_activations = broadcast4(a + 128 + 4 * p);
+        for (int g = 0; g < G; ++g) {
+          low[c][g][j] = _mm512_dpbusd_epi32(low[c][g][j], low_values[g], low_activations);
+          high[c][g][j] = _mm512_dpbusd_epi32(high[c][g][j], high_values[g], high_activations);
+        }
       }
     }
     for (int c = 1; c < kChains; ++c)
-      for (int j = 0; j < J; ++j) {
-        low[0][j] = _mm512_add_epi32(low[0][j], low[c][j]);
-        high[0][j] = _mm512_add_epi32(high[0][j], high[c][j]);
-      }
-    for (int j = 0; j < J; ++j)
-      scaled[j] = _mm512_add_epi32(scaled[j], _mm512_add_epi32(_mm512_mullo_epi32(low[0][j], terms.low_scales[s]),
-                                                               _mm512_mullo_epi32(high[0][j], terms.high_scales[s])));
+      for (int g = 0; g < G; ++g)
+        for (int j = 0; j < J; ++j) {
+          low[0][g][j] = _mm512_add_epi32(low[0][g][j], low[c][g][j]);
+          high[0][g][j] = _mm512_add_epi32(high[0][g][j], high[c][g][j]);
+        }
+    for (int g = 0; g < G; ++g)
+      for (int j = 0; j < J; ++j)
+        scaled[g][j] = _mm512_add_epi32(scaled[g][j],
+                                        _mm512_add_epi32(_mm512_mullo_epi32(low[0][g][j], terms[g].low_scales[s]),
+                                                         _mm512_mullo_epi32(high[0][g][j], terms[g].high_scales[s])));
   }
   // Converting sixteen times an integer and dividing by sixteen gives the integer's conversion.
   const __m512 sixteenth = _mm512_set1_ps(1.0f / 16.0f);
@@ -119,17 +137,42 @@ void block_rows(const std::byte* block, const BlockTerms& terms, int64_t b, cons
     _mm256_store_si256(reinterpret_cast<__m256i*>(sub_sums),
                        _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].sums16 + 16 * b)),
                                          _mm256_set1_epi16(1)));
-    __m512i min_sum = _mm512_setzero_si512();
+    __m512i sum_pairs[4];  // sums of sub-blocks (0, 2), (1, 3), (4, 6) and (5, 7), as min_pairs holds their mins
     for (int k = 0; k < 4; ++k) {
       const int first = 4 * (k / 2) + k % 2;  // the pair's sub-blocks: first and first + 2
-      const uint32_t sums = static_cast<uint16_t>(sub_sums[first]) | static_cast<uint32_t>(sub_sums[first + 2]) << 16;
-      min_sum = _mm512_dpwssd_epi32(min_sum, terms.min_pairs[k], _mm512_set1_epi32(static_cast<int32_t>(sums)));
+      sum_pairs[k] = _mm512_set1_epi32(
+          static_cast<int32_t>(static_cast<uint16_t>(sub_sums[first]) | static_cast<uint32_t>(sub_sums[first + 2]) << 16));
     }
     const __m512 a = _mm512_set1_ps(x[j].scales[b]);
-    const __m512 value_sum = _mm512_mul_ps(_mm512_cvtepi32_ps(scaled[j]), sixteenth);
-    const __m512 share = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(terms.d, a), value_sum),
-                                       _mm512_mul_ps(_mm512_mul_ps(terms.dmin, a), _mm512_cvtepi32_ps(min_sum)));
-    _mm512_store_ps(totals + 16 * j, _mm512_add_ps(_mm512_load_ps(totals + 16 * j), share));
+    for (int g = 0; g < G; ++g) {
+      __m512i min_sum = _mm512_setzero_si512();
+      for (int k = 0; k < 4; ++k) min_sum = _mm512_dpwssd_epi32(min_sum, terms[g].min_pairs[k], sum_pairs[k]);
+      const __m512 value_sum = _mm512_mul_ps(_mm512_cvtepi32_ps(scaled[g][j]), sixteenth);
+      const __m512 share = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(terms[g].d, a), value_sum),
+                                         _mm512_mul_ps(_mm512_mul_ps(terms[g].dmin, a), _mm512_cvtepi32_ps(min_sum)));
+      float* t = totals[g] + 16 * j;
+      _mm512_store_ps(t, _mm512_add_ps(_mm512_load_ps(t), share));
+    }
+  }
+}
+
+// Block b of G groups against the chunk's rows, kMaxRows at a time.
+template <int G>
+void block_chunk(Blocks<G> blocks, int64_t b, const QuantisedRowView* x, int64_t rows, Blocks<G> next, bool fetch_next,
+                 float* const* totals) {
+  BlockTerms terms[G];
+  for (int g = 0; g < G; ++g) terms[g] = block_terms(blocks[g]);
+  for (int64_t i = 0; i < rows; i += kMaxRows) {
+    // The first pass over a block fetches the next groups'.
+    const bool fetch = fetch_next && i == 0;
+    float* t[G];
+    for (int g = 0; g < G; ++g) t[g] = totals[g] + i * kRowGroupRows;
+    switch (std::min<int64_t>(kMaxRows, rows - i)) {
+      case 1: block_rows<G, 1>(blocks, terms, b, x + i, next, fetch, t); break;
+      case 2: block_rows<G, 2>(blocks, terms, b, x + i, next, fetch, t); break;
+      case 3: block_rows<G, 3>(blocks, terms, b, x + i, next, fetch, t); break;
+      default: block_rows<G, 4>(blocks, terms, b, x + i, next, fetch, t); break;
+    }
   }
 }
 
@@ -142,29 +185,34 @@ void q4_k_group_dots_avx512(const std::byte* w, int64_t groups, int64_t blocks, 
   // Within a chunk each block is met by all its rows in turn, so a group's blocks are read
   // once a chunk, not once per four rows (a 768x2048 matrix against 16 rows: 6% faster).
   const int64_t chunk = chunk_rows(blocks);
-  alignas(64) float totals[kMaxChunk * kRowGroupRows];
+  alignas(64) float totals[2][kMaxChunk * kRowGroupRows];
+  float* const group_totals[2] = {totals[0], totals[1]};
+  const int64_t group_bytes = blocks * kGroupBlockBytes;
   for (int64_t first = 0; first < m; first += chunk) {
-    const int64_t end = std::min(m, first + chunk);
-    for (int64_t g = 0; g < groups; ++g) {
-      const std::byte* group = w + g * blocks * kGroupBlockBytes;
-      std::fill_n(totals, (end - first) * kRowGroupRows, 0.0f);
+    const int64_t rows = std::min(m, first + chunk) - first;
+    // Groups two at a time (the last alone when their number is odd) where a full pass of rows
+    // keeps the ports busy; with fewer rows the weights' bandwidth sets the pace, and two groups
+    // read side by side are two streams where one does (2048x2048 against one row: 1.4x slower
+    // in one run).
+    const int64_t at_once = rows >= kMaxRows ? 2 : 1;
+    for (int64_t g = 0; g < groups;) {
+      const int64_t together = std::min(at_once, groups - g);
+      for (int64_t t = 0; t < together; ++t) std::fill_n(totals[t], rows * kRowGroupRows, 0.0f);
       for (int64_t b = 0; b < blocks; ++b) {
-        const std::byte* block = group + b * kGroupBlockBytes;
-        const BlockTerms terms = block_terms(block);
-        for (int64_t i = first; i < end; i += kMaxRows) {
-          // The first pass over a block fetches the next group's.
-          const std::byte* next = i == first && g + 1 < groups ? block + blocks * kGroupBlockBytes : nullptr;
-          float* t = totals + (i - first) * kRowGroupRows;
-          switch (std::min<int64_t>(kMaxRows, end - i)) {
-            case 1: block_rows<1>(block, terms, b, x + i, next, t); break;
-            case 2: block_rows<2>(block, terms, b, x + i, next, t); break;
-            case 3: block_rows<3>(block, terms, b, x + i, next, t); break;
-            default: block_rows<4>(block, terms, b, x + i, next, t); break;
-          }
-        }
+        const std::byte* block = w + g * group_bytes + b * kGroupBlockBytes;
+        const int64_t after = g + together;
+        const std::byte* next = block + together * group_bytes;
+        const bool fetch = after < groups;
+        if (together == 2)
+          block_chunk<2>({block, block + group_bytes}, b, x + first, rows,
+                         {next, after + 1 < groups ? next + group_bytes : next}, fetch, group_totals);
+        else
+          block_chunk<1>({block}, b, x + first, rows, {next}, fetch, group_totals);
       }
-      for (int64_t i = first; i < end; ++i)
-        std::copy_n(totals + (i - first) * kRowGroupRows, kRowGroupRows, y + i * y_stride + g * kRowGroupRows);
+      for (int64_t t = 0; t < together; ++t)
+        for (int64_t i = 0; i < rows; ++i)
+          std::copy_n(totals[t] + i * kRowGroupRows, kRowGroupRows, y + (first + i) * y_stride + (g + t) * kRowGroupRows);
+      g += together;
     }
   }
 }

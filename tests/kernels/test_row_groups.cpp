@@ -105,14 +105,15 @@ TEST_CASE("row-group dot products stay exact at the largest sums a block can hol
         const uint16_t bits = f32_to_f16(r % 2 == 0 ? 1.0f : -0.5f);
         std::memcpy(w.data() + r * row_stride + b * block.bytes + offset, &bits, 2);
       }
-  std::vector<QuantisedRow> rows(3);
+  // Four rows, so kernels that let two groups share a pass of four rows do so here too.
+  std::vector<QuantisedRow> rows(4);
   std::vector<cpu::QuantisedRowView> views;
   for (size_t j = 0; j < rows.size(); ++j) {
-    // All -127; all +127 but the first value (the extreme maps to -127); alternating ends.
+    // All -127; all +127 but the first value (the extreme maps to -127); alternating ends, twice.
     std::vector<float> x(static_cast<size_t>(n), j == 0 ? -1.0f : 1.0f);
     x[0] = -1.0f;
-    if (j == 2)
-      for (size_t i = 1; i < x.size(); i += 2) x[i] = -1.0f;
+    if (j >= 2)
+      for (size_t i = j - 1; i < x.size(); i += 2) x[i] = -1.0f;
     quantise_activation_row(dtype, x.data(), n, rows[j]);
     views.push_back(view(rows[j]));
   }
