@@ -14,8 +14,10 @@ namespace {
 
 constexpr int64_t kGroupBlockBytes = 16 * 34;
 constexpr int64_t kPartsAt = 32, kParts = 8;
-// Activation rows one pass over a group's blocks carries (a running total each).
-constexpr int kMaxRows = 4;
+// Activation rows one pass over a group's blocks carries (a running total each). Each row's sum
+// is one chain of dot products, and four chains left them waiting on each other's latency (768x768
+// against 16 rows, cycles per product: eight rows 1.16x faster than four, same bits).
+constexpr int kMaxRows = 8;
 
 // J activation rows against one block of a group: each row's integer sums (started at minus the
 // share of the weights' +128, -128 times the block's sum of activations), then the band
@@ -66,7 +68,11 @@ void q8_0_group_dots_avx512(const std::byte* w, int64_t groups, int64_t blocks, 
         case 1: group_rows<1>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
         case 2: group_rows<2>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
         case 3: group_rows<3>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
-        default: group_rows<4>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
+        case 4: group_rows<4>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
+        case 5: group_rows<5>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
+        case 6: group_rows<6>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
+        case 7: group_rows<7>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
+        default: group_rows<8>(group, blocks, x + i, next, out + i * y_stride, y_stride); break;
       }
     }
   }
