@@ -13,11 +13,15 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
   std::map<Key, kernels::WeightView> as_stored;
   for (const graph::Graph& g : graphs.graphs())
     for (const graph::Op& op : g.flattened()) {
-      if (op.kind != graph::OpKind::MatMul || op.weight.col_end > op.weight.col_begin) continue;
+      if (op.kind != graph::OpKind::MatMul) continue;
       if (shard >= 0 && op.shard != shard && !op.replicated) continue;
       const Key key = key_of(op.weight, op.layer);
       if (as_stored.count(key) != 0) continue;
-      const kernels::WeightView view = graph::slice_of(model_matrix(model, op.weight.kind, op.layer), op.weight);
+      const kernels::WeightView whole = model_matrix(model, op.weight.kind, op.layer);
+      const kernels::WeightView view = graph::slice_of(whole, op.weight);
+      // A column slice of every column (one shard's attention output and down projections) reads
+      // whole rows as well.
+      if (view.cols != whole.cols) continue;
       if (kernels::row_groups_supported(view)) as_stored.emplace(key, view);
     }
   int64_t total = 0;
@@ -43,7 +47,6 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
 }
 
 const kernels::WeightView* GroupedWeights::find(const graph::WeightSlice& slice, int64_t layer) const {
-  if (slice.col_end > slice.col_begin) return nullptr;
   const auto it = views_.find(key_of(slice, layer));
   return it == views_.end() ? nullptr : &it->second;
 }

@@ -27,8 +27,10 @@ class GroupedWeights {
   int64_t count() const { return static_cast<int64_t>(views_.size()); }
 
  private:
-  using Key = std::tuple<graph::WeightKind, int64_t, int64_t, int64_t>;
-  static Key key_of(const graph::WeightSlice& slice, int64_t layer) { return {slice.kind, layer, slice.row_begin, slice.row_end}; }
+  using Key = std::tuple<graph::WeightKind, int64_t, int64_t, int64_t, int64_t, int64_t>;
+  static Key key_of(const graph::WeightSlice& slice, int64_t layer) {
+    return {slice.kind, layer, slice.row_begin, slice.row_end, slice.col_begin, slice.col_end};
+  }
 
   std::map<Key, kernels::WeightView> views_;
   LazyPages storage_;

@@ -1,13 +1,15 @@
 // A runner reading Q4_K or Q8_0 weights from row groups (a regrouped copy made at start-up) gives the
 // logits, bit for bit, of one reading them as stored, in prefill and batched decode, and with
-// tensor-parallel shards that split the rows; one reading f32 weights so gives them within the
-// rounding of another summation order, with the same greedy tokens.
+// tensor-parallel shards that split the rows, and every matmul reading whole rows has a copy; one
+// reading f32 weights so gives them within the rounding of another summation order, with the
+// same greedy tokens.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "graph/executor.h"
 #include "kernels/row_groups.h"
 #include "runtime/graph_runner.h"
 #include "runtime/grouped_weights.h"
@@ -65,6 +67,20 @@ TEST_CASE("row groups change no logit of a Q4_K or a Q8_0 model", "[runtime][row
     GraphRunner runner(*model, pool, cache, grouped);
     const GroupedWeights regrouped(*model, runner.graphs(), -1, pool);
     CHECK(regrouped.count() > 0);
+    // Every matmul that reads whole rows finds a copy, a column slice of every column included
+    // (one shard's attention output and down projections).
+    int64_t whole_column_slices = 0;
+    for (const graph::Graph& g : runner.graphs().graphs())
+      for (const graph::Op& op : g.flattened()) {
+        if (op.kind != graph::OpKind::MatMul) continue;
+        const kernels::WeightView whole = model_matrix(*model, op.weight.kind, op.layer);
+        const kernels::WeightView view = graph::slice_of(whole, op.weight);
+        if (view.cols != whole.cols || !kernels::row_groups_supported(view)) continue;
+        INFO(graph::weight_kind_name(op.weight.kind) << " of layer " << op.layer);
+        CHECK(regrouped.find(op.weight, op.layer) != nullptr);
+        if (op.weight.col_end > op.weight.col_begin) ++whole_column_slices;
+      }
+    if (shards == 1) CHECK(whole_column_slices > 0);
     CHECK(run(*model, grouped) == run(*model, as_stored));
   }
 }
