@@ -27,7 +27,7 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
   int64_t total = 0;
   for (const auto& [key, view] : as_stored) total += cache_line_aligned(kernels::row_groups_bytes(view));
   if (total == 0) return;
-  storage_ = LazyPages(static_cast<size_t>(total));
+  storage_ = LazyPages(static_cast<size_t>(total), PageSize::Huge);
   std::byte* next = storage_.data();
   for (const auto& entry : as_stored) {
     const kernels::WeightView& view = entry.second;  // named, so the lambda below can capture it

@@ -31,7 +31,7 @@ HeldWeightSlices::HeldWeightSlices(const Model& model, const graph::GraphCache& 
     }
   int64_t total = 0;
   for (const auto& [key, view] : in_place) total += cache_line_aligned(view.rows * packed_row_bytes(view));
-  storage_ = LazyPages(static_cast<size_t>(total));
+  storage_ = LazyPages(static_cast<size_t>(total), PageSize::Huge);
   std::byte* next = storage_.data();
   for (const auto& [key, view] : in_place) {
     const int64_t row_bytes = packed_row_bytes(view);

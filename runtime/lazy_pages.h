@@ -11,25 +11,35 @@ namespace snapstream::runtime {
 // `bytes` rounded up to a whole cache line, where copies packed into one buffer start.
 inline int64_t cache_line_aligned(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
+// How the kernel backs a buffer's pages. Huge: transparent huge pages where the system offers
+// them (a buffer read from end to end every step, weights or cache entries spread over it, then
+// costs few TLB misses), whole huge pages becoming resident at a time; small pages otherwise.
+enum class PageSize : uint8_t { Small, Huge };
+
 class LazyPages {
  public:
   LazyPages() = default;
   // Throws ConfigError when the system cannot reserve `bytes`.
-  explicit LazyPages(size_t bytes);
+  explicit LazyPages(size_t bytes, PageSize pages = PageSize::Small);
   ~LazyPages();
   LazyPages(LazyPages&& other) noexcept;
   LazyPages& operator=(LazyPages&& other) noexcept;
   LazyPages(const LazyPages&) = delete;
   LazyPages& operator=(const LazyPages&) = delete;
 
-  // Page-aligned; reads as zeros until written.
+  // Page-aligned (huge-page-aligned when asked for huge pages); reads as zeros until written.
   std::byte* data() const { return data_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
  private:
+  void release();
+
   std::byte* data_ = nullptr;
   size_t size_ = 0;
+  // The whole mapping: more than size_ when data_ was aligned within it.
+  std::byte* mapping_ = nullptr;
+  size_t mapping_size_ = 0;
 };
 
 }  // namespace snapstream::runtime

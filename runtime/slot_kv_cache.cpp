@@ -28,8 +28,8 @@ SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig&
   if (slots < 1) throw ConfigError("the KV cache needs at least one slot");
   if (config.capacity < 1) throw ConfigError("the SnapStream config must be resolved before allocating the cache");
   if (!kernels::is_kv_dtype(config.kv_dtype)) throw ConfigError("the KV cache stores f32 or f16");
-  keys_.assign(static_cast<size_t>(slots_ * layers_ * layer_bytes_), std::byte{0});
-  values_.assign(keys_.size(), std::byte{0});
+  keys_ = LazyPages(static_cast<size_t>(slots_ * layers_ * layer_bytes_), PageSize::Huge);
+  values_ = LazyPages(keys_.size(), PageSize::Huge);
   live_.assign(static_cast<size_t>(slots_ * layers_ * layer_markers_), 0);
   positions_.assign(live_.size(), -1);
   states_.assign(static_cast<size_t>(slots_), {});
