@@ -29,6 +29,10 @@ namespace {
 constexpr int64_t kRowSplitMaxMatrixBytes = int64_t{4} << 20;
 // Rows a slice takes at least: the matmul tiles take four activation rows at a time.
 constexpr int64_t kRowSliceMinRows = 4;
+// What rotating or gating one value costs in the thread pool's units (multiply-adds): a batch's
+// rows are shared out when there are enough of them (16 decode rows of llama-110m are), while one
+// row stays on the calling thread.
+constexpr int64_t kElementwiseCost = 4;
 }  // namespace
 
 // One slice of a step's rows, run through every op on a thread of its own. It has an arena of
@@ -367,11 +371,13 @@ void Executor::run_op(const Op& op, int64_t layer) {
         for (int64_t r = 0; r < real_rows_; ++r) kernels::rope_turns(s.head_dim, position(r), rope, turns_.data() + r * s.head_dim);
         turns_ready_ = true;
       }
-      for (int64_t r = 0; r < real_rows_; ++r) {
-        const float* turns = turns_.data() + r * s.head_dim;
-        kernels::rope_by_turns(q + r * heads * s.head_dim, heads, s.head_dim, rope.pairs, turns);
-        kernels::rope_by_turns(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, rope.pairs, turns);
-      }
+      pool_.parallel_for(real_rows_, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const float* turns = turns_.data() + r * s.head_dim;
+          kernels::rope_by_turns(q + r * heads * s.head_dim, heads, s.head_dim, rope.pairs, turns);
+          kernels::rope_by_turns(k + r * kv_heads * s.head_dim, kv_heads, s.head_dim, rope.pairs, turns);
+        }
+      }, kElementwiseCost * (heads + kv_heads) * s.head_dim);
       return;
     }
     case OpKind::CausalAttention: {
@@ -434,9 +440,15 @@ void Executor::run_op(const Op& op, int64_t layer) {
         bindings_->store(first_row_ + r, layer, op.kv_head_begin, shard.kv_heads, k + r * shard.kv_width(), v + r * shard.kv_width());
       return;
     }
-    case OpKind::SwiGLU:
-      kernels::swiglu(tensor(op.inputs[0]), tensor(op.inputs[1]), live_rows(op.inputs[0]) * width(op.inputs[0]));
+    case OpKind::SwiGLU: {
+      float* gate = tensor(op.inputs[0]);
+      const float* up = tensor(op.inputs[1]);
+      const int64_t row = width(op.inputs[0]);
+      pool_.parallel_for(live_rows(op.inputs[0]), [&](int64_t begin, int64_t end) {
+        kernels::swiglu(gate + begin * row, up + begin * row, (end - begin) * row);
+      }, kElementwiseCost * row);
       return;
+    }
     case OpKind::Add: {
       float* x = tensor(op.inputs[0]);
       const float* y = tensor(op.inputs[1]);
