@@ -46,6 +46,15 @@ LazyPages::LazyPages(size_t bytes, PageSize pages) : size_(bytes) {
     spdlog::debug("no huge pages for a buffer of {} bytes: {}", bytes, std::strerror(errno));
 }
 
+void LazyPages::make_resident() {
+  // One byte per small page, written back as read, so what the buffer holds stays.
+  constexpr size_t kSmallPage = 4096;
+  for (size_t at = 0; at < size_; at += kSmallPage) {
+    volatile std::byte* byte = data_ + at;
+    *byte = *byte;
+  }
+}
+
 void LazyPages::release() {
   if (mapping_ != nullptr) ::munmap(mapping_, mapping_size_);
 }

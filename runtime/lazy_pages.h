@@ -27,6 +27,10 @@ class LazyPages {
   LazyPages(const LazyPages&) = delete;
   LazyPages& operator=(const LazyPages&) = delete;
 
+  // Writes to every page, so all of them are resident from now on: a machine short of memory
+  // then fails here, at start-up, rather than at a page's first use much later.
+  void make_resident();
+
   // Page-aligned (huge-page-aligned when asked for huge pages); reads as zeros until written.
   std::byte* data() const { return data_; }
   size_t size() const { return size_; }

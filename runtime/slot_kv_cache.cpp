@@ -30,6 +30,8 @@ SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig&
   if (!kernels::is_kv_dtype(config.kv_dtype)) throw ConfigError("the KV cache stores f32 or f16");
   keys_ = LazyPages(static_cast<size_t>(slots_ * layers_ * layer_bytes_), PageSize::Huge);
   values_ = LazyPages(keys_.size(), PageSize::Huge);
+  keys_.make_resident();
+  values_.make_resident();
   live_.assign(static_cast<size_t>(slots_ * layers_ * layer_markers_), 0);
   positions_.assign(live_.size(), -1);
   states_.assign(static_cast<size_t>(slots_), {});

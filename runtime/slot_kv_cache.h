@@ -1,5 +1,5 @@
 // The SnapStream KV cache manager: a fixed number of sequence slots, each of one static shape
-// ([layers][kv_heads][capacity][head_dim] keys and values, f32 or f16), reserved once at start-up.
+// ([layers][kv_heads][capacity][head_dim] keys and values, f32 or f16), allocated once at start-up.
 #pragma once
 
 #include <cstddef>
@@ -109,8 +109,8 @@ class SlotKvCache {
   SnapStreamConfig config_;
   KvHeadRange held_;
   int64_t slots_, layers_, layer_bytes_, layer_markers_;
-  // Resident as slots fill, a huge page at a time: a decode step reads a run of entries from each
-  // head of each layer of each sequence, and small pages made that a TLB miss every 4 KiB.
+  // Made resident at start-up, on huge pages: a decode step reads a run of entries from each head
+  // of each layer of each sequence, and small pages made that a TLB miss every 4 KiB.
   LazyPages keys_, values_;
   std::vector<uint8_t> live_;
   std::vector<int32_t> positions_;  // the absolute position each entry holds, -1 when empty

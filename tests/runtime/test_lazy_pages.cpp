@@ -1,6 +1,6 @@
-// LazyPages reads as zeros until written and keeps what is written, moved or not; asked for huge
-// pages, it aligns the buffer to the kernel's huge page size and advises the kernel to use them
-// (the mapping's VmFlags in /proc/self/smaps carry "hg").
+// LazyPages reads as zeros until written and keeps what is written, made resident or moved;
+// asked for huge pages, it aligns the buffer to the kernel's huge page size and advises the
+// kernel to use them (the mapping's VmFlags in /proc/self/smaps carry "hg").
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -51,6 +51,9 @@ TEST_CASE("lazy pages read as zeros, keep what is written, and move", "[runtime]
   CHECK(std::all_of(buffer.data(), buffer.data() + bytes, [](std::byte b) { return b == std::byte{0}; }));
   buffer.data()[0] = std::byte{7};
   buffer.data()[bytes - 1] = std::byte{9};
+  buffer.make_resident();  // keeps what was written, and the zeros
+  CHECK(buffer.data()[0] == std::byte{7});
+  CHECK(std::all_of(buffer.data() + 1, buffer.data() + bytes - 1, [](std::byte b) { return b == std::byte{0}; }));
   LazyPages moved(std::move(buffer));
   CHECK(buffer.empty());
   CHECK(buffer.data() == nullptr);
