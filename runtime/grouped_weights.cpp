@@ -10,12 +10,12 @@
 namespace snapstream::runtime {
 
 GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& graphs, int32_t shard, kernels::ThreadPool& pool) {
-  std::map<Key, kernels::WeightView> as_stored;
+  std::map<WeightSliceKey, kernels::WeightView> as_stored;
   for (const graph::Graph& g : graphs.graphs())
     for (const graph::Op& op : g.flattened()) {
       if (op.kind != graph::OpKind::MatMul) continue;
       if (shard >= 0 && op.shard != shard && !op.replicated) continue;
-      const Key key = key_of(op.weight, op.layer);
+      const WeightSliceKey key = weight_slice_key(op.weight, op.layer);
       if (as_stored.count(key) != 0) continue;
       const kernels::WeightView whole = model_matrix(model, op.weight.kind, op.layer);
       const kernels::WeightView view = graph::slice_of(whole, op.weight);
@@ -47,7 +47,7 @@ GroupedWeights::GroupedWeights(const Model& model, const graph::GraphCache& grap
 }
 
 const kernels::WeightView* GroupedWeights::find(const graph::WeightSlice& slice, int64_t layer) const {
-  const auto it = views_.find(key_of(slice, layer));
+  const auto it = views_.find(weight_slice_key(slice, layer));
   return it == views_.end() ? nullptr : &it->second;
 }
 

@@ -20,12 +20,12 @@ int64_t packed_row_bytes(const kernels::WeightView& view) {
 
 HeldWeightSlices::HeldWeightSlices(const Model& model, const graph::GraphCache& graphs, int32_t shard) {
   // Every distinct column slice the shard's matmuls read, with the view that reads it in place.
-  std::map<Key, kernels::WeightView> in_place;
+  std::map<WeightSliceKey, kernels::WeightView> in_place;
   for (const graph::Graph& g : graphs.graphs())
     for (const graph::Op& op : g.flattened()) {
       if (op.kind != graph::OpKind::MatMul || op.replicated || op.shard != shard) continue;
       if (op.weight.col_end <= op.weight.col_begin) continue;
-      const Key key = key_of(op.weight, op.layer);
+      const WeightSliceKey key = weight_slice_key(op.weight, op.layer);
       if (in_place.count(key) == 0)
         in_place.emplace(key, graph::slice_of(model_matrix(model, op.weight.kind, op.layer), op.weight));
     }
@@ -42,7 +42,7 @@ HeldWeightSlices::HeldWeightSlices(const Model& model, const graph::GraphCache& 
 }
 
 const kernels::WeightView* HeldWeightSlices::find(const graph::WeightSlice& slice, int64_t layer) const {
-  const auto it = views_.find(key_of(slice, layer));
+  const auto it = views_.find(weight_slice_key(slice, layer));
   return it == views_.end() ? nullptr : &it->second;
 }
 

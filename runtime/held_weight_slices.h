@@ -6,12 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <tuple>
 
 #include "graph/graph_cache.h"
 #include "kernels/weight_view.h"
 #include "runtime/lazy_pages.h"
 #include "runtime/model.h"
+#include "runtime/weight_slice_key.h"
 
 namespace snapstream::runtime {
 
@@ -25,12 +25,7 @@ class HeldWeightSlices {
   int64_t count() const { return static_cast<int64_t>(views_.size()); }
 
  private:
-  using Key = std::tuple<graph::WeightKind, int64_t, int64_t, int64_t, int64_t, int64_t>;
-  static Key key_of(const graph::WeightSlice& slice, int64_t layer) {
-    return {slice.kind, layer, slice.row_begin, slice.row_end, slice.col_begin, slice.col_end};
-  }
-
-  std::map<Key, kernels::WeightView> views_;
+  std::map<WeightSliceKey, kernels::WeightView> views_;
   LazyPages storage_;  // the packed slices
 };
 

@@ -2,6 +2,7 @@
 #include "runtime/lazy_pages.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
@@ -48,8 +49,8 @@ LazyPages::LazyPages(size_t bytes, PageSize pages) : size_(bytes) {
 
 void LazyPages::make_resident() {
   // One byte per small page, written back as read, so what the buffer holds stays.
-  constexpr size_t kSmallPage = 4096;
-  for (size_t at = 0; at < size_; at += kSmallPage) {
+  const auto small_page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  for (size_t at = 0; at < size_; at += small_page) {
     volatile std::byte* byte = data_ + at;
     *byte = *byte;
   }
