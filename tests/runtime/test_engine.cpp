@@ -171,9 +171,11 @@ TEST_CASE("a request cancelled while its prompt prefills in chunks frees the pro
   options.graphs.prefill_lengths = {128};
   Engine engine(*model, pool, options);
   for (int i = 0; i < 5; ++i) {
-    // Cancelled once it holds a slot: usually between two of its chunks.
+    // Cancelled once it holds a slot: usually between two of its chunks. A thread held off the
+    // CPU may see it only after it ran to its end, its slot free again and its tokens unread
+    // (finished() false until they are), so admission is what is waited for.
     const auto cancelled = engine.submit(long_prompt);
-    while (engine.stats().running == 0 && !cancelled->finished()) std::this_thread::yield();
+    while (!cancelled->admitted_at() && !cancelled->finished()) std::this_thread::yield();
     cancelled->cancel();
     cancelled->collect();
     CHECK(cancelled->finish_reason() != FinishReason::Error);
