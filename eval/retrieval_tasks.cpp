@@ -167,16 +167,19 @@ TaskText task_text(RetrievalTask task, int64_t units, Draws& draws) {
       break;
     }
     case RetrievalTask::VariableTracking: {
-      // Chains each passing its own number along kChainLength names; all but the asked one are distractors.
+      // Chains each passing its own number along kChainLength names; all but the asked one are
+      // distractors. Each fact names the giver before the taker, the order the answer lists them
+      // in: a causal model finds what follows a name it has just written, and phrased the other
+      // way round ("Tom has the same number as Lily.") the retrieval model learned no hop at all.
       const auto names = draw_names(draws, kChainLength * units);
       const auto values = draw_values(draws, units);
       for (int64_t chain = 0; chain < units; ++chain) {
         auto& group = text.groups.emplace_back();
         const auto chain_names = slice(names, chain * kChainLength, kChainLength);
         const auto& value = values[static_cast<size_t>(chain)];
-        group.push_back(chain_names[0] + " has the number " + value + ".");
+        group.push_back("The number " + value + " went to " + chain_names[0] + ".");
         for (int64_t i = 1; i < kChainLength; ++i)
-          group.push_back(chain_names[static_cast<size_t>(i)] + " has the same number as " + chain_names[static_cast<size_t>(i - 1)] + ".");
+          group.push_back(chain_names[static_cast<size_t>(i - 1)] + " gave the number to " + chain_names[static_cast<size_t>(i)] + ".");
         text.questions.push_back({"Who has the number " + value + "? They are", answer_text(listed(chain_names, ", "))});
       }
       break;

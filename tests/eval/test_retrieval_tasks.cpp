@@ -63,7 +63,7 @@ TEST_CASE("retrieval tasks: exact length, deterministic per seed, facts at their
       REQUIRE(a.fact_positions.size() == facts);
       for (const auto position : a.fact_positions) {
         const std::string fact = text_of(tokenizer, a.prompt, static_cast<size_t>(position), a.prompt.size());
-        CHECK(std::regex_search(fact, std::regex("^ ?(The secret number of|One of the secret numbers of|[A-Z][a-z]+ has the)")));
+        CHECK(std::regex_search(fact, std::regex("^ ?(The secret number of|One of the secret numbers of|The number [0-9]{4} went to|[A-Z][a-z]+ gave the number to)")));
       }
       CHECK(std::regex_search(prompt, std::regex("\\? (The secret numbers? of [A-Za-z]+ (is|are)|They are)$")));
       // The answer tokens decode to the answer when they follow the prompt.
@@ -104,10 +104,10 @@ TEST_CASE("retrieval tasks: each answer follows from the planted facts", "[eval]
       const auto t = instance(RetrievalTask::VariableTracking);
       const std::string prompt = tokenizer.decode(t.prompt);
       const auto value = first_group(prompt, "Who has the number ([0-9]{4})\\?");
-      auto link = first_group(prompt, "([A-Za-z]+) has the number " + value.text + "\\.");
+      auto link = first_group(prompt, "The number " + value.text + " went to ([A-Za-z]+)\\.");
       std::vector<std::string> chain = {link.text};
       for (int hop = 0; hop < 3; ++hop) {
-        const auto next = first_group(prompt, "([A-Za-z]+) has the same number as " + chain.back() + "\\.");
+        const auto next = first_group(prompt, chain.back() + " gave the number to ([A-Za-z]+)\\.");
         CHECK(link.position < next.position);
         chain.push_back(next.text);
         link = next;
@@ -189,7 +189,7 @@ TEST_CASE("retrieval tasks asking about every unit: each question followed by it
         CHECK(answer == first_group(before, "The secret number of " + question[1].str() + " is ([0-9]{4})\\.").text + " and " +
                             first_group(before, "The secret number of " + question[2].str() + " is ([0-9]{4})\\.").text + ".");
       if (c.task == RetrievalTask::VariableTracking)
-        CHECK(answer.rfind(first_group(before, "([A-Za-z]+) has the number " + question[1].str() + "\\.").text + ", ", 0) == 0);
+        CHECK(answer.rfind(first_group(before, "The number " + question[1].str() + " went to ([A-Za-z]+)\\.").text + ", ", 0) == 0);
       if (c.task == RetrievalTask::MultiValue) {
         std::vector<std::string> values;
         const std::regex fact("One of the secret numbers of " + question[1].str() + " is ([0-9]{4})\\.");
