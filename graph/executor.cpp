@@ -436,8 +436,10 @@ void Executor::run_op(const Op& op, int64_t layer) {
       kernels::decode_attention(pool_, real_rows_, q, shifted_q, k, v, caches_.data(), bindings_->cache_capacity(), shard, out);
       // Stored only now, so a ring entry this token evicts was still seen by its own attention.
       if (!writes_cache(op)) return;
-      for (int64_t r = 0; r < real_rows_; ++r)
-        bindings_->store(first_row_ + r, layer, op.kv_head_begin, shard.kv_heads, k + r * shard.kv_width(), v + r * shard.kv_width());
+      pool_.parallel_for(real_rows_, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r)
+          bindings_->store(first_row_ + r, layer, op.kv_head_begin, shard.kv_heads, k + r * shard.kv_width(), v + r * shard.kv_width());
+      }, kElementwiseCost * 2 * shard.kv_width());
       return;
     }
     case OpKind::SwiGLU: {

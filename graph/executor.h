@@ -41,7 +41,10 @@ class ExecutionBindings {
   virtual float norm_eps() const = 0;
   // Decode: row `row`'s cache for `layer`, seen from KV head kv_begin.
   virtual kernels::CacheView cache(int64_t row, int64_t layer, int64_t kv_begin) = 0;
-  // Decode: stores row `row`'s new key and value for kv_count heads from kv_begin.
+  // Decode: stores row `row`'s new key and value for kv_count heads from kv_begin. Called for
+  // several rows at once from the pool's threads (each row's cache is its own), and only after
+  // cache() has answered for the same row and heads, so it has nothing left to reject: it must
+  // not throw.
   virtual void store(int64_t row, int64_t layer, int64_t kv_begin, int64_t kv_count, const float* key, const float* value) = 0;
   // Prefill: hands a layer's prompt keys/values ([length][shard kv width]) and the window's
   // queries ([window][shard q width]) to the cache, for the shard's KV heads.

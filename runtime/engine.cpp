@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <thread>
 
 #include "runtime/prompt_check.h"
@@ -20,7 +21,8 @@ Engine::Engine(const Model& model, kernels::ThreadPool& pool, EngineOptions opti
     : model_(model),
       options_(options),
       cache_(model.shape, options.cache.resolved(model.shape.context_length), options.slots, held_kv_heads(model.shape, options.graphs)),
-      runner_(model, pool, cache_, options.graphs) {
+      runner_(model, pool, cache_, options.graphs),
+      pool_(pool) {
   if (options_.max_waiting < 0) throw ConfigError("the waiting queue size must be >= 0");
   if (options_.prefill_token_budget < 1) throw ConfigError("the prefill token budget must be >= 1");
   if (options_.pace && !options_.step_clock) throw ConfigError("pacing needs an emulated device to pace to");
@@ -196,8 +198,23 @@ void Engine::decode_running() {
     running_.clear();
     return;
   }
-  for (size_t i = 0; i < running_.size(); ++i)
-    take_token(running_[i], logits_.data() + i * static_cast<size_t>(model_.shape.vocab));
+  // Each sequence draws from its own sampler, so all of them draw at once on the pool's threads.
+  const auto vocab = static_cast<size_t>(model_.shape.vocab);
+  std::vector<int32_t> tokens(running_.size());
+  std::vector<std::exception_ptr> failures(running_.size());
+  pool_.parallel_for(static_cast<int64_t>(running_.size()), [&](int64_t begin, int64_t end) {
+    for (auto i = static_cast<size_t>(begin); i < static_cast<size_t>(end); ++i) {
+      try {
+        tokens[i] = running_[i].sampler.sample({logits_.data() + i * vocab, vocab});
+      } catch (...) {
+        failures[i] = std::current_exception();  // a pool job must not throw; rethrown below, in order
+      }
+    }
+  }, model_.shape.vocab);
+  for (size_t i = 0; i < running_.size(); ++i) {
+    if (failures[i]) std::rethrow_exception(failures[i]);
+    take_token(running_[i], logits_.data() + i * vocab, tokens[i]);
+  }
   std::erase_if(running_, [](const Sequence& s) { return s.stream == nullptr; });
 }
 
@@ -268,11 +285,11 @@ void Engine::run_prefill_chunk(Sequence sequence) {
     prefilling_ = std::move(sequence);
     return;
   }
-  if (take_token(sequence, logits_.data())) running_.push_back(std::move(sequence));
+  const int32_t token = sequence.sampler.sample({logits_.data(), static_cast<size_t>(model_.shape.vocab)});
+  if (take_token(sequence, logits_.data(), token)) running_.push_back(std::move(sequence));
 }
 
-bool Engine::take_token(Sequence& sequence, const float* logits) {
-  const int32_t token = sequence.sampler.sample({logits, static_cast<size_t>(model_.shape.vocab)});
+bool Engine::take_token(Sequence& sequence, const float* logits, int32_t token) {
   if (is_end_token(model_.tokenizer, token)) {
     release(sequence, FinishReason::Stop);
     return false;

@@ -122,9 +122,9 @@ class Engine {
   // Runs a sequence's next prefill chunk. When the prompt is complete the sequence samples its
   // first token and joins the running ones; until then it waits in prefilling_.
   void run_prefill_chunk(Sequence sequence);
-  // Samples from `logits`, streams the token and finishes the sequence when it stops.
+  // Streams `token`, sampled from `logits`, and finishes the sequence when it stops.
   // Returns false when the sequence has finished.
-  bool take_token(Sequence& sequence, const float* logits);
+  bool take_token(Sequence& sequence, const float* logits, int32_t token);
   void release(Sequence& sequence, FinishReason reason, const std::string& error = {});
   // Copies the slot counts into the stats clients read.
   void publish_slots();
@@ -136,6 +136,7 @@ class Engine {
   EngineOptions options_;
   SlotKvCache cache_;
   GraphRunner runner_;
+  kernels::ThreadPool& pool_;  // the runner's, used between its steps for sampling
   std::unique_ptr<StepClock> step_clock_;
   std::atomic<double> device_clock_{0.0};  // written by the engine thread only
   std::vector<float> logits_;
