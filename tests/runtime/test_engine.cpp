@@ -8,7 +8,9 @@
 
 #include "runtime/engine.h"
 #include "runtime/generator.h"
+#include "runtime/synthetic_model.h"
 #include "tests/support/stories_model.h"
+#include "tests/support/test_models.h"
 #include "tests/support/test_paths.h"
 
 using namespace snapstream;
@@ -73,6 +75,44 @@ TEST_CASE("24 requests through 8 slots give each request's solo tokens", "[engin
   CHECK(stats.running == 0);
   CHECK(stats.waiting == 0);
   CHECK(stats.free_slots == 8);
+}
+
+TEST_CASE("16 seeded sampling requests through 16 slots give each request's solo tokens", "[engine]") {
+  // A vocabulary large enough that a step's sampling is shared between the pool's threads
+  // (16 rows of 16384 logits), so each sequence's sampler runs on whichever thread takes it.
+  graph::ModelShape shape = test::tiny_model_shape();
+  shape.vocab = 16384;
+  shape.finalise();
+  test::TempDir dir;
+  write_synthetic_model({shape, kernels::DType::F32, 3}, (dir / "wide.gguf").string());
+  const auto model = load_model((dir / "wide.gguf").string());
+  kernels::ThreadPool pool(2);
+  std::vector<RequestSpec> specs;
+  for (int i = 0; i < 16; ++i) {
+    RequestSpec spec;
+    spec.prompt_ids = {1, static_cast<int32_t>(300 + i * 7), static_cast<int32_t>(5000 + i * 311)};
+    spec.max_tokens = 24;
+    spec.sampling.temperature = 1.5f;  // nearly uniform over the random model's logits
+    spec.sampling.top_p = 0.9f;
+    spec.sampling.seed = static_cast<uint64_t>(100 + i);
+    specs.push_back(spec);
+  }
+  std::vector<GenerationResult> solo;
+  for (const auto& spec : specs) {
+    GenerationOptions options;
+    options.max_tokens = spec.max_tokens;
+    options.sampling = spec.sampling;
+    solo.push_back(generate(*model, pool, spec.prompt_ids, options));
+  }
+  EngineOptions options;
+  options.slots = 16;
+  Engine engine(*model, pool, options);
+  std::vector<std::shared_ptr<RequestStream>> streams;
+  for (const auto& spec : specs) streams.push_back(engine.submit(spec));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    INFO("request " << i);
+    CHECK(streams[i]->collect() == solo[i].ids);
+  }
 }
 
 TEST_CASE("a cancelled request frees its slot and the next request starts clean", "[engine]") {
