@@ -55,7 +55,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
   for (const EvalDocument& d : documents) {
     const auto length = static_cast<int64_t>(d.prompt.size() + d.continuation.size());
     if (d.prompt.empty() || d.continuation.empty()) throw runtime::InvalidRequestError("a document needs a prompt and a continuation");
-    if (std::max<int64_t>(length, static_cast<int64_t>(d.prompt.size()) + greedy_tokens) > model_.shape.context_length)
+    if (length > model_.shape.context_length)
       throw runtime::InvalidRequestError("a document of " + std::to_string(length) + " tokens does not fit the context of " +
                                 std::to_string(model_.shape.context_length));
     steps = std::max(steps, static_cast<int64_t>(d.continuation.size()));
@@ -152,16 +152,29 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
   for (size_t i = 0; i < runs.size(); ++i)
     if (recalled[i] > 0) runs[i].attention_recall = recall[i] / static_cast<double>(recalled[i]);
 
-  // Free-running greedy generation from the same prompts.
+  // Free-running greedy generation from the same prompts, each document as far as its own
+  // prompt leaves room for in the context.
   if (greedy_tokens > 0) {
     prefill_all();
+    auto generates = [&](size_t i, int64_t g) {
+      return g < std::min(greedy_tokens, c.context_length - static_cast<int64_t>(documents[i].prompt.size()));
+    };
     for (int64_t g = 0; g < greedy_tokens; ++g) {
       if (g > 0) {
         batch.clear();
-        for (size_t i = 0; i < documents.size(); ++i) batch.push_back({runs[i].greedy.back(), static_cast<int64_t>(i)});
-        runner_.decode(batch, logits_.data());
+        rows.clear();
+        for (size_t i = 0; i < documents.size(); ++i)
+          if (generates(i, g)) {
+            batch.push_back({runs[i].greedy.back(), static_cast<int64_t>(i)});
+            rows.push_back(i);
+          }
+        if (batch.empty()) break;
+        std::vector<float> step_logits(batch.size() * vocab);
+        runner_.decode(batch, step_logits.data());
+        for (size_t r = 0; r < rows.size(); ++r) std::copy_n(step_logits.data() + r * vocab, vocab, logits_.data() + rows[r] * vocab);
       }
-      for (size_t i = 0; i < documents.size(); ++i) runs[i].greedy.push_back(top_token(i));
+      for (size_t i = 0; i < documents.size(); ++i)
+        if (generates(i, g)) runs[i].greedy.push_back(top_token(i));
     }
   }
   return runs;

@@ -48,9 +48,10 @@ class CacheEvaluator {
   // `cache` is resolved against the model's context. Throws ConfigError for a bad policy.
   CacheEvaluator(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache, int64_t slots);
 
-  // Runs up to slots() documents together. `reference`, when given, holds one run with captured
-  // attention per document, for the recall. Throws InvalidRequestError when a document does
-  // not fit the context or has no prompt or continuation.
+  // Runs up to slots() documents together, each generating up to `greedy_tokens` tokens after
+  // its prompt, fewer where its prompt leaves less room in the context. `reference`, when given,
+  // holds one run with captured attention per document, for the recall. Throws
+  // InvalidRequestError when a document does not fit the context or has no prompt or continuation.
   std::vector<DocumentRun> run(std::span<const EvalDocument> documents, int64_t greedy_tokens,
                                std::span<const DocumentRun> reference = {});
 

@@ -91,8 +91,8 @@ bool has_default_settings(const EvalRow& row, const EvalPlan& plan);
 EvalRow full_cache_row(const EvalPlan& plan, int64_t context);
 
 // Runs `documents` under `cache`, `slots` at a time, with `greedy_tokens` free tokens after each
-// prompt. Without `reference` the runs capture attention (to be a reference); with it, they
-// measure attention recall against it.
+// prompt (fewer where the prompt leaves less room in the context). Without `reference` the runs
+// capture attention (to be a reference); with it, they measure attention recall against it.
 std::vector<DocumentRun> run_documents(const runtime::Model& model, kernels::ThreadPool& pool, const runtime::SnapStreamConfig& cache,
                                        int64_t slots, std::span<const EvalDocument> documents, int64_t greedy_tokens,
                                        std::span<const DocumentRun> reference);

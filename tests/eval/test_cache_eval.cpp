@@ -58,6 +58,27 @@ TEST_CASE("with room for every token, every policy equals the full cache exactly
   }
 }
 
+TEST_CASE("each document generates as far as its own prompt leaves room in the context", "[eval]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  kernels::ThreadPool pool(2);
+  const int64_t context = model->shape.context_length;
+  const auto ids = golden_text_ids(*model, static_cast<size_t>(context));
+  const std::span<const int32_t> all(ids);
+  const auto near_end = static_cast<size_t>(context - 12), earlier = static_cast<size_t>(context - 112);
+  // Room for 12 and for 112 tokens after the prompts; 40 asked for.
+  const EvalDocument documents[] = {{all.first(near_end), all.subspan(near_end, 4)}, {all.first(earlier), all.subspan(earlier, 4)}};
+  CacheEvaluator evaluator(*model, pool, policy("full", 0), 2);
+  const auto runs = evaluator.run(documents, 40);
+  CHECK(runs[0].greedy.size() == 12);
+  CHECK(runs[1].greedy.size() == 40);
+  // The document with room goes on alone once the other has stopped, and generates what it
+  // generates by itself.
+  CacheEvaluator alone(*model, pool, policy("full", 0), 1);
+  CHECK(alone.run(std::span(documents).subspan(1), 40)[0].greedy == runs[1].greedy);
+  CHECK(alone.run(std::span(documents).first(1), 40)[0].greedy == runs[0].greedy);
+}
+
 TEST_CASE("a smaller budget evicts, and the policies then differ from the full cache", "[eval]") {
   const auto model = test::stories_model_or_skip();
   if (!model) return;
