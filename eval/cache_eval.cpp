@@ -118,6 +118,12 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
       runner_.prefill(documents[static_cast<size_t>(i)].prompt, i, logits_.data() + static_cast<size_t>(i) * vocab);
     }
   };
+  // Decodes one step of the documents still running and puts each one's logits back in its row.
+  auto decode_rows = [&](const std::vector<runtime::DecodeInput>& batch, const std::vector<size_t>& rows) {
+    std::vector<float> step_logits(batch.size() * vocab);
+    runner_.decode(batch, step_logits.data());
+    for (size_t r = 0; r < rows.size(); ++r) std::copy_n(step_logits.data() + r * vocab, vocab, logits_.data() + rows[r] * vocab);
+  };
   auto row = [&](size_t i) { return std::span<const float>(logits_.data() + i * vocab, vocab); };
   auto top_token = [&](size_t i) { return static_cast<int32_t>(kernels::argmax(logits_.data() + i * vocab, static_cast<int64_t>(vocab))); };
 
@@ -137,9 +143,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
       if (!reference.empty())
         for (const size_t i : rows) measure_recall(i, j);
       step = j;
-      std::vector<float> step_logits(batch.size() * vocab);
-      runner_.decode(batch, step_logits.data());
-      for (size_t r = 0; r < rows.size(); ++r) std::copy_n(step_logits.data() + r * vocab, vocab, logits_.data() + rows[r] * vocab);
+      decode_rows(batch, rows);
     }
     for (size_t i = 0; i < documents.size(); ++i) {
       if (j >= static_cast<int64_t>(documents[i].continuation.size())) continue;
@@ -169,9 +173,7 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
             rows.push_back(i);
           }
         if (batch.empty()) break;
-        std::vector<float> step_logits(batch.size() * vocab);
-        runner_.decode(batch, step_logits.data());
-        for (size_t r = 0; r < rows.size(); ++r) std::copy_n(step_logits.data() + r * vocab, vocab, logits_.data() + rows[r] * vocab);
+        decode_rows(batch, rows);
       }
       for (size_t i = 0; i < documents.size(); ++i)
         if (generates(i, g)) runs[i].greedy.push_back(top_token(i));
