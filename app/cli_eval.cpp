@@ -102,7 +102,7 @@ void run_task_command(const EvalArgs& a) {
   const eval::Haystack haystack(texts.texts, model->tokenizer);
   const auto results = eval::run_task_eval(*model, pool, plan, haystack, [&](int64_t done, int64_t total) { progress_bar(done, total, start); });
   std::cout << eval::task_table(results);
-  eval::write_task_report(a.out, {model_file_name(a.model), texts.source, plan, a.command}, results);
+  eval::write_task_report(a.out, {model_file_name(a.model), texts.source, plan, a.command, model->shape.kv_heads}, results);
   std::cout << "wrote " << a.out << "/results.csv, answers.jsonl, report.md and accuracy-TASK.png per task\n";
 }
 

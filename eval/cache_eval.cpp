@@ -127,8 +127,30 @@ std::vector<DocumentRun> CacheEvaluator::run(std::span<const EvalDocument> docum
   auto row = [&](size_t i) { return std::span<const float>(logits_.data() + i * vocab, vocab); };
   auto top_token = [&](size_t i) { return static_cast<int32_t>(kernels::argmax(logits_.data() + i * vocab, static_cast<int64_t>(vocab))); };
 
+  // Whether each layer's and group's cache holds all of a document's needed tokens.
+  auto measure_values_held = [&](size_t i) {
+    const auto& needed = documents[i].needed;
+    if (needed.empty()) return;
+    std::vector<char> held(static_cast<size_t>(c.context_length));
+    for (int64_t layer = 0; layer < c.layers; ++layer) {
+      const runtime::LayerCacheView view = cache_.layer_view(static_cast<int64_t>(i), layer);
+      for (int64_t group = 0; group < groups; ++group) {
+        std::fill(held.begin(), held.end(), 0);
+        for (int64_t entry = 0; entry < cache_.capacity(); ++entry) {
+          const int64_t at = group * cache_.capacity() + entry;
+          if (view.live[at] && view.positions[at] >= 0 && view.positions[at] < c.context_length) held[static_cast<size_t>(view.positions[at])] = 1;
+        }
+        bool all = true;
+        for (const TokenSpan& span : needed)
+          for (int64_t p = span.begin; p < span.end; ++p) all = all && p >= 0 && p < c.context_length && held[static_cast<size_t>(p)];
+        runs[i].values_held.push_back(all);
+      }
+    }
+  };
+
   // Teacher forcing: each step feeds the true previous token to every document still running.
   prefill_all();
+  for (size_t i = 0; i < documents.size(); ++i) measure_values_held(i);
   std::vector<runtime::DecodeInput> batch;
   std::vector<size_t> rows;
   for (int64_t j = 0; j < steps; ++j) {

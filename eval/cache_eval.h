@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "eval/token_span.h"
 #include "kernels/thread_pool.h"
 #include "runtime/graph_runner.h"
 #include "runtime/model.h"
@@ -28,6 +29,7 @@ inline runtime::SnapStreamConfig measuring_cache() {
 struct EvalDocument {
   std::span<const int32_t> prompt;        // L tokens
   std::span<const int32_t> continuation;  // M tokens
+  std::span<const TokenSpan> needed;      // retrieval: the prompt tokens the answer copies (may be empty)
 };
 
 struct DocumentRun {
@@ -41,6 +43,9 @@ struct DocumentRun {
   // Given a reference run with captured attention: the share of the reference's attention mass
   // on positions this cache held (and the token itself), averaged over steps, layers and heads.
   double attention_recall = -1.0;
+  // Given needed tokens: per layer and KV group ([layer][group]), whether that cache held every
+  // one of them right after prefill (the full cache always does); empty without.
+  std::vector<char> values_held;
 };
 
 class CacheEvaluator {

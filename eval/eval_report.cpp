@@ -150,12 +150,13 @@ std::string eval_table(const std::vector<EvalResult>& results) {
 std::string eval_csv(const std::vector<EvalResult>& results) {
   std::string out =
       "task,context,policy,budget,ring,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,agree64,"
-      "attention_recall,accuracy\n";
+      "attention_recall,accuracy,values_kept\n";
   for (const auto& r : results)
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{}\n", r.task, r.context,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{}\n", r.task, r.context,
                        r.row.policy, r.row.budget, r.row.ring, r.row.window, r.row.pool_kernel, r.row.positions, r.documents, r.nll,
                        r.nll_full, r.nll_gap(), r.greedy_agreement, r.agree16, r.agree64, r.attention_recall,
-                       r.accuracy < 0 ? std::string() : fmt::format("{:.6f}", r.accuracy));
+                       r.accuracy < 0 ? std::string() : fmt::format("{:.6f}", r.accuracy),
+                       r.values_kept < 0 ? std::string() : fmt::format("{:.6f}", r.values_kept));
   return out;
 }
 

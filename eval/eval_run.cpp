@@ -121,6 +121,12 @@ EvalResult measure_row(const EvalRow& row, const std::vector<DocumentRun>& runs,
   }
   const auto count = static_cast<double>(std::max<size_t>(1, runs.size()));
   result.attention_recall /= count;
+  int64_t caches = 0, holding = 0;
+  for (const auto& run : runs) {
+    caches += static_cast<int64_t>(run.values_held.size());
+    holding += std::count(run.values_held.begin(), run.values_held.end(), 1);
+  }
+  if (caches > 0) result.values_kept = static_cast<double>(holding) / static_cast<double>(caches);
   result.greedy_agreement = tokens > 0 ? static_cast<double>(agree) / static_cast<double>(tokens) : 0.0;
   result.agree16 /= count;
   result.agree64 /= count;
@@ -163,7 +169,7 @@ std::vector<EvalResult> run_eval(const runtime::Model& model, kernels::ThreadPoo
   for (const auto& ids : documents) {
     const std::span<const int32_t> all(ids);
     split.push_back({all.first(static_cast<size_t>(plan.prompt_length)),
-                     all.subspan(static_cast<size_t>(plan.prompt_length), static_cast<size_t>(plan.continue_length))});
+                     all.subspan(static_cast<size_t>(plan.prompt_length), static_cast<size_t>(plan.continue_length)), {}});
   }
   const auto total = static_cast<int64_t>(rows.size()) + 1;
   runtime::SnapStreamConfig full = measuring_cache();

@@ -31,6 +31,7 @@ struct InstanceAnswer {
   std::string expected;   // the scoring completion, e.g. " 4821."
   std::string generated;  // the greedy tokens after the prompt, decoded
   bool right = false;
+  std::vector<char> values_held;  // per layer and KV group: held every token the answer copies (DocumentRun)
 };
 
 struct EvalResult {
@@ -45,6 +46,7 @@ struct EvalResult {
   double agree64 = 0;
   double attention_recall = 0;  // the full cache's attention mass on positions the policy kept
   double accuracy = -1;         // retrieval tasks: share of answers exactly right; -1 elsewhere
+  double values_kept = -1;      // retrieval tasks: share of layers and KV groups holding the answer's values; -1 elsewhere
   std::vector<InstanceAnswer> answers;  // retrieval tasks: every instance's, in instance order
   double nll_gap() const { return nll - nll_full; }
 };

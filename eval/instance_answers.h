@@ -11,7 +11,8 @@ namespace snapstream::eval {
 
 // One JSON object per line and per (result, instance), results in order: the row's task,
 // context, policy, C, R, window, pooling width and positions, then instance, expected,
-// generated and right.
+// generated, right and values_held (per layer, each KV group: 1 where the cache held every token
+// the answer copies, 0 where it dropped some).
 std::string instance_answers_jsonl(const std::vector<EvalResult>& results);
 
 }  // namespace snapstream::eval

@@ -74,6 +74,12 @@ int64_t own_units(RetrievalTask task) {
   return 1;
 }
 
+// Which unit a fact group belongs to: multiquery's groups are single facts, kMultiQueryAsked to a
+// unit; every other task's group is its unit's facts.
+int64_t unit_of_group(RetrievalTask task, int64_t group) {
+  return task == RetrievalTask::MultiQuery ? group / kMultiQueryAsked : group;
+}
+
 int64_t names_per_unit(RetrievalTask task) {
   if (task == RetrievalTask::MultiQuery) return kMultiQueryAsked;
   if (task == RetrievalTask::VariableTracking) return kChainLength;
@@ -196,6 +202,16 @@ std::vector<int32_t> continuation_ids(const runtime::Tokenizer& tokenizer, const
   return tokenizer.encode(" " + text, false);
 }
 
+// Where a fact's value (its last word: the number or the name an answer copies) starts among
+// the fact's tokens: the last token from which the decoded rest still holds the whole word.
+int64_t value_offset(const runtime::Tokenizer& tokenizer, const std::vector<int32_t>& ids, const std::string& fact) {
+  const auto stop = fact.rfind('.'), space = fact.rfind(' ', stop);
+  const std::string value = fact.substr(space + 1, stop - space - 1);
+  for (auto k = static_cast<int64_t>(ids.size()) - 1; k > 0; --k)
+    if (tokenizer.decode(std::span(ids).subspan(static_cast<size_t>(k))).find(value) != std::string::npos) return k;
+  return 0;
+}
+
 std::string_view trimmed(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\n");
   if (first == std::string_view::npos) return {};
@@ -245,11 +261,15 @@ TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haysta
   Draws draws(seed ^ (0x51ED270B7A3F9C1Dull * static_cast<uint64_t>(index + 1)) ^ (static_cast<uint64_t>(task) << 56));
   const TaskText text = task_text(task, units, draws);
   // The questions asked, in the order asked: every unit's in a drawn order, or the first unit's.
-  std::vector<Question> asked = {text.questions[0]};
+  std::vector<int64_t> asked_units = {0};
   if (shape.ask_every_unit) {
-    asked = text.questions;
-    for (size_t i = asked.size(); i > 1; --i) std::swap(asked[i - 1], asked[static_cast<size_t>(draws.below(static_cast<int64_t>(i)))]);
+    asked_units.clear();
+    for (int64_t unit = 0; unit < units; ++unit) asked_units.push_back(unit);
+    for (size_t i = asked_units.size(); i > 1; --i)
+      std::swap(asked_units[i - 1], asked_units[static_cast<size_t>(draws.below(static_cast<int64_t>(i)))]);
   }
+  std::vector<Question> asked;
+  for (const int64_t unit : asked_units) asked.push_back(text.questions[static_cast<size_t>(unit)]);
   TaskInstance instance;
   instance.task = task;
   instance.answer = asked.back().answer;
@@ -260,12 +280,15 @@ TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haysta
   }
   instance.answer_ids = answers.back();
   std::vector<std::vector<std::vector<int32_t>>> groups;
+  std::vector<std::vector<int64_t>> value_offsets;  // groups' shape
   const bool with_bos = tokenizer.vocabulary().add_bos && tokenizer.bos_id() >= 0;
   int64_t fact_count = 0, fixed = with_bos ? 1 : 0;
   for (const auto& group : text.groups) {
     auto& ids = groups.emplace_back();
+    auto& offsets = value_offsets.emplace_back();
     for (const auto& fact : group) {
       ids.push_back(continuation_ids(tokenizer, fact));
+      offsets.push_back(value_offset(tokenizer, ids.back(), fact));
       fixed += static_cast<int64_t>(ids.back().size());
       ++fact_count;
     }
@@ -292,7 +315,12 @@ TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haysta
   for (int64_t i = 0; i < fact_count; ++i) boundaries.push_back(draws.below(static_cast<int64_t>(cut.size()) + 1));
   std::sort(boundaries.begin(), boundaries.end());
   std::vector<size_t> taken(groups.size(), 0);
-  std::vector<std::vector<const std::vector<int32_t>*>> at(cut.size() + 1);
+  struct Placed {
+    int64_t group;
+    const std::vector<int32_t>* ids;
+    int64_t value_offset;
+  };
+  std::vector<std::vector<Placed>> at(cut.size() + 1);
   for (int64_t remaining = fact_count; remaining > 0; --remaining) {
     int64_t pick = draws.below(remaining);
     size_t g = 0;
@@ -301,14 +329,18 @@ TaskInstance make_task_instance(RetrievalTask task, int64_t length, const Haysta
       if (pick < left) break;
       pick -= left;
     }
-    at[static_cast<size_t>(boundaries[static_cast<size_t>(fact_count - remaining)])].push_back(&groups[g][taken[g]++]);
+    at[static_cast<size_t>(boundaries[static_cast<size_t>(fact_count - remaining)])].push_back({static_cast<int64_t>(g), &groups[g][taken[g]], value_offsets[g][taken[g]]});
+    ++taken[g];
   }
 
   if (with_bos) instance.prompt.push_back(tokenizer.bos_id());
   for (size_t b = 0; b <= cut.size(); ++b) {
-    for (const auto* fact : at[b]) {
-      instance.fact_positions.push_back(static_cast<int64_t>(instance.prompt.size()));
-      append(instance.prompt, *fact);
+    for (const Placed& fact : at[b]) {
+      const auto begin = static_cast<int64_t>(instance.prompt.size());
+      instance.fact_positions.push_back(begin);
+      append(instance.prompt, *fact.ids);
+      if (unit_of_group(task, fact.group) == asked_units.back())
+        instance.needed_values.push_back({begin + fact.value_offset, static_cast<int64_t>(instance.prompt.size())});
     }
     if (b < cut.size()) append(instance.prompt, cut[b]);
   }

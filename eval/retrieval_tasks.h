@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "eval/token_span.h"
 #include "runtime/tokenizer.h"
 
 namespace snapstream::eval {
@@ -47,18 +48,15 @@ struct TaskShape {
   bool ask_every_unit = false;  // false: one question, about the first unit
 };
 
-// Tokens [begin, end) of prompt followed by answer_ids.
-struct TokenSpan {
-  int64_t begin = 0;
-  int64_t end = 0;
-};
-
 struct TaskInstance {
   RetrievalTask task = RetrievalTask::SingleNeedle;
   std::vector<int32_t> prompt;          // BOS, the haystack with the facts, the question
   std::string answer;                   // the completion that scores, e.g. " 4821."
   std::vector<int32_t> answer_ids;      // the answer tokenized as it follows the prompt
   std::vector<int64_t> fact_positions;  // where each planted fact starts in the prompt
+  // In each fact the last question needs (its unit's), the tokens of the value its answer copies
+  // (the number or name before the full stop, with that stop): what a cache must keep.
+  std::vector<TokenSpan> needed_values;
   // Every answer's tokens; with one question, just answer_ids'. With every unit asked, the
   // prompt holds the earlier questions each followed by its answer, and ends in the last question.
   std::vector<TokenSpan> answer_spans;

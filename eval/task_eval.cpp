@@ -22,6 +22,7 @@ void score(const std::vector<DocumentRun>& runs, const std::vector<TaskInstance>
     answer.expected = instances[i].answer;
     answer.generated = tokenizer.decode(runs[i].greedy);
     answer.right = answers(instances[i], answer.generated);
+    answer.values_held = runs[i].values_held;
     right += answer.right;
   }
   result.accuracy = static_cast<double>(right) / static_cast<double>(std::max<size_t>(1, runs.size()));
@@ -63,7 +64,7 @@ std::vector<EvalResult> run_task_eval(const runtime::Model& model, kernels::Thre
       for (int64_t i = 0; i < plan.instances; ++i)
         instances.push_back(make_task_instance(task, context, haystack, model.tokenizer, plan.rows.seed, i));
       for (const auto& instance : instances) {
-        documents.push_back({instance.prompt, instance.answer_ids});
+        documents.push_back({instance.prompt, instance.answer_ids, instance.needed_values});
         greedy = std::max(greedy, static_cast<int64_t>(instance.answer_ids.size()) + kSpareAnswerTokens);
       }
 

@@ -121,21 +121,79 @@ std::string findings(const TaskSetting& s, const Lookup& lookup) {
   return md;
 }
 
+// Where SnapStream's lost answers went. For each default-setting SnapStream row, the instances
+// the full cache answers are split into those SnapStream still answers and those it loses, and
+// each layer's KV groups are read for how often their cache held every token the answer copies
+// right after prefill; the cache whose share differs most between the two is named.
+std::string lost_answers(const TaskSetting& s, const std::vector<EvalResult>& results) {
+  std::map<std::pair<std::string, int64_t>, const EvalResult*> full;
+  for (const auto& r : results)
+    if (r.row.policy == "full") full[{r.task, r.context}] = &r;
+  const int64_t groups = std::max<int64_t>(1, s.kv_groups);
+  std::string statements, rows;
+  size_t caches = 0;
+  for (const auto& r : results) {
+    if (r.row.policy != "snapstream" || !has_default_settings(r.row, s.plan.rows)) continue;
+    const auto it = full.find({r.task, r.context});
+    if (it == full.end() || it->second->answers.size() != r.answers.size() || r.answers.empty()) continue;
+    if (r.answers.front().values_held.empty()) continue;
+    caches = r.answers.front().values_held.size();
+    std::vector<double> held_answered(caches, 0), held_lost(caches, 0);
+    int64_t answered = 0, lost = 0;
+    for (size_t i = 0; i < r.answers.size(); ++i) {
+      const InstanceAnswer& answer = r.answers[i];
+      if (!it->second->answers[i].right || answer.values_held.size() != caches) continue;
+      auto& held = answer.right ? held_answered : held_lost;
+      ++(answer.right ? answered : lost);
+      for (size_t k = 0; k < caches; ++k) held[k] += answer.values_held[k];
+    }
+    if (lost == 0 || answered == 0) continue;
+    std::string answered_row = fmt::format("| {} | {} | {} | answered ({}) |", r.task, r.context, r.row.budget, answered);
+    std::string lost_row = fmt::format("| {} | {} | {} | lost ({}) |", r.task, r.context, r.row.budget, lost);
+    size_t widest = 0;
+    for (size_t k = 0; k < caches; ++k) {
+      held_answered[k] /= static_cast<double>(answered);
+      held_lost[k] /= static_cast<double>(lost);
+      answered_row += fmt::format(" {:.0f}% |", 100 * held_answered[k]);
+      lost_row += fmt::format(" {:.0f}% |", 100 * held_lost[k]);
+      if (held_answered[k] - held_lost[k] > held_answered[widest] - held_lost[widest]) widest = k;
+    }
+    rows += answered_row + "\n" + lost_row + "\n";
+    statements += fmt::format("- {} at {} tokens, C = {}: of {} answers the full cache gets right, SnapStream loses {}; layer {} KV group {} "
+                             "held the answer's values for {} of those answered and {} of those lost.\n",
+                             r.task, r.context, r.row.budget, answered + lost, lost, widest / static_cast<size_t>(groups),
+                             widest % static_cast<size_t>(groups), percent(held_answered[widest]), percent(held_lost[widest]));
+  }
+  if (rows.empty()) return rows;
+  std::string header = "| task | context | C | full cache's right answers |";
+  std::string rule = "|---|---|---|---|";
+  for (size_t k = 0; k < caches; ++k) {
+    header += fmt::format(" layer {} group {} |", k / static_cast<size_t>(groups), k % static_cast<size_t>(groups));
+    rule += "---|";
+  }
+  return "\n## Where SnapStream's lost answers went\n\nThe instances the full cache answers, split by whether SnapStream (default "
+         "settings) still answers them; for each layer and KV group, the share of them whose cache held every token the answer "
+         "copies (the planted values: numbers, or the names a chain passes through) right after prefill. SnapKV selects per KV "
+         "group, so one group can drop a value its neighbour keeps.\n\n" +
+         statements + "\n" + header + "\n" + rule + "\n" + rows;
+}
+
 // Rows that vary one knob against the default SnapStream row of the same task, context and budget.
 std::string knob_table(const TaskSetting& s, const std::vector<EvalResult>& results, const Lookup& lookup) {
   std::string md;
   for (const auto& r : results) {
     if (has_default_settings(r.row, s.plan.rows)) continue;
     const auto base = lookup.find(r.task, r.context, r.row.policy, r.row.budget);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.task, r.context, r.row.policy, r.row.budget, r.row.ring,
-                      r.row.window, r.row.pool_kernel, r.row.positions, percent(r.accuracy), base ? percent(*base) : "-");
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.task, r.context, r.row.policy, r.row.budget, r.row.ring,
+                      r.row.window, r.row.pool_kernel, r.row.positions, percent(r.accuracy), base ? percent(*base) : "-",
+                      r.values_kept < 0 ? "-" : percent(r.values_kept));
   }
   if (md.empty()) return md;
   return fmt::format(
       "\n## SnapStream's settings\n\nRows that change one setting from the default (R = {} of C, window {}, pooling {}, positions "
       "{}), beside the default row's accuracy on the same instances and budget.\n\n"
-      "| task | context | policy | C | R | window | pool | positions | accuracy | default's accuracy |\n"
-      "|---|---|---|---|---|---|---|---|---|---|\n{}",
+      "| task | context | policy | C | R | window | pool | positions | accuracy | default's accuracy | values kept |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n{}",
       s.plan.rows.rings.front(), s.plan.rows.windows.front(), s.plan.rows.pool_kernels.front(), s.plan.rows.positions.front(), md);
 }
 
@@ -170,11 +228,12 @@ std::string sampling_error_text(int64_t instances) {
 }  // namespace
 
 std::string task_table(const std::vector<EvalResult>& results) {
-  std::string out = fmt::format("{:<10} {:>7} {:<11} {:>6} {:>5} {:>9} {:>10} {:>8} {:>8} {:>8}\n", "task", "context", "policy",
-                                "budget", "ring", "accuracy", "answer_nll", "nll_gap", "agree16", "recall");
+  std::string out = fmt::format("{:<10} {:>7} {:<11} {:>6} {:>5} {:>9} {:>10} {:>8} {:>8} {:>8} {:>8}\n", "task", "context", "policy",
+                                "budget", "ring", "accuracy", "answer_nll", "nll_gap", "agree16", "recall", "values");
   for (const auto& r : results)
-    out += fmt::format("{:<10} {:>7} {:<11} {:>6} {:>5} {:>8.1f}% {:>10.4f} {:>+8.4f} {:>7.1f}% {:>7.1f}%\n", r.task, r.context,
-                       r.row.policy, r.row.budget, r.row.ring, 100 * r.accuracy, r.nll, r.nll_gap(), 100 * r.agree16, 100 * r.attention_recall);
+    out += fmt::format("{:<10} {:>7} {:<11} {:>6} {:>5} {:>8.1f}% {:>10.4f} {:>+8.4f} {:>7.1f}% {:>7.1f}% {:>7.1f}%\n", r.task, r.context,
+                       r.row.policy, r.row.budget, r.row.ring, 100 * r.accuracy, r.nll, r.nll_gap(), 100 * r.agree16, 100 * r.attention_recall,
+                       100 * r.values_kept);
   return out;
 }
 
@@ -197,16 +256,17 @@ void write_task_report(const std::filesystem::path& dir, const TaskSetting& sett
       sampling_error_text(setting.plan.instances), setting.command);
   md += "## Accuracy by task, policy and budget\n\n" + summary_table(setting, lookup);
   md += findings(setting, lookup);
+  md += lost_answers(setting, results);
   md += knob_table(setting, results, lookup);
   for (const auto& task : tasks) {
     md += fmt::format("\n## {}\n\n![{} accuracy against budget](accuracy-{}.png)\n\n", task, task, task);
-    md += "| context | policy | C | R | window | pool | positions | accuracy | answer NLL | NLL gap | agree@16 | attention recall |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    md += "| context | policy | C | R | window | pool | positions | accuracy | answer NLL | NLL gap | agree@16 | attention recall | values kept |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : results)
       if (r.task == task)
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.4f} | {:+.4f} | {:.1f}% | {:.1f}% |\n", r.context, r.row.policy,
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.4f} | {:+.4f} | {:.1f}% | {:.1f}% | {} |\n", r.context, r.row.policy,
                           r.row.budget, r.row.ring, r.row.window, r.row.pool_kernel, r.row.positions, percent(r.accuracy), r.nll,
-                          r.nll_gap(), 100 * r.agree16, 100 * r.attention_recall);
+                          r.nll_gap(), 100 * r.agree16, 100 * r.attention_recall, r.values_kept < 0 ? "-" : percent(r.values_kept));
   }
   write_report_file(dir / "report.md", md);
 }

@@ -20,6 +20,7 @@ struct TaskSetting {
   std::string haystack;  // where the haystack text came from
   TaskPlan plan;
   std::string command;   // the command line that regenerates the report
+  int64_t kv_groups = 1; // KV groups per layer of the model: how values_held is laid out
 };
 
 // Writes results.csv, answers.jsonl (eval/instance_answers.h), report.md and accuracy-TASK.png

@@ -301,7 +301,7 @@ TEST_CASE("eval writes results.csv with its documented header, a report and plot
   std::string header, line;
   std::getline(csv, header);
   CHECK(header == "task,context,policy,budget,ring,window,pool_kernel,positions,documents,nll,nll_full,nll_gap,greedy_agreement,agree16,"
-                  "agree64,attention_recall,accuracy");
+                  "agree64,attention_recall,accuracy,values_kept");
   int rows = 0;
   while (std::getline(csv, line)) ++rows;
   CHECK(rows == 6);  // three policies at budgets 32 and 16
@@ -433,12 +433,17 @@ TEST_CASE("eval --task runs retrieval instances under every policy and budget an
     std::vector<std::string> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
-    REQUIRE(fields.size() == 17);
+    REQUIRE(fields.size() == 18);
     const std::string key = fields[0] + "," + fields[1] + "," + fields[2] + "," + fields[3];
     INFO(key);
     REQUIRE(answers.count(key) == 1);
     CHECK(answers.at(key).lines == 3);
     CHECK(std::stod(fields[16]) == Approx(answers.at(key).right / 3.0));
+    // values_kept: the full cache holds every value in every layer and group; a policy some.
+    const double values_kept = std::stod(fields[17]);
+    if (fields[2] == "full") CHECK(values_kept == 1.0);
+    CHECK(values_kept >= 0.0);
+    CHECK(values_kept <= 1.0);
     ++csv_rows_seen;
   }
   CHECK(csv_rows_seen == 20);

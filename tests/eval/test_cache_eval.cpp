@@ -1,5 +1,6 @@
 // The evaluation harness's measurements: with room for every token all policies equal the full
-// cache exactly, and teacher-forced log-probabilities match a naive computation.
+// cache exactly, teacher-forced log-probabilities match a naive computation, and the values a
+// cache kept are found where they are.
 #include <catch2/catch.hpp>
 
 #include "eval/cache_eval.h"
@@ -42,7 +43,7 @@ TEST_CASE("with room for every token, every policy equals the full cache exactly
   kernels::ThreadPool pool(2);
   const auto ids = golden_text_ids(*model, 160);
   const std::span<const int32_t> all(ids);
-  const EvalDocument documents[] = {{all.first(100), all.subspan(100, 60)}, {all.first(90), all.subspan(90, 60)}};
+  const EvalDocument documents[] = {{all.first(100), all.subspan(100, 60), {}}, {all.first(90), all.subspan(90, 60), {}}};
   CacheEvaluator full(*model, pool, policy("full", 0), 2);
   full.capture_attention(true);
   const auto reference = full.run(documents, 64);
@@ -67,7 +68,7 @@ TEST_CASE("each document generates as far as its own prompt leaves room in the c
   const std::span<const int32_t> all(ids);
   const auto near_end = static_cast<size_t>(context - 12), earlier = static_cast<size_t>(context - 112);
   // Room for 12 and for 112 tokens after the prompts; 40 asked for.
-  const EvalDocument documents[] = {{all.first(near_end), all.subspan(near_end, 4)}, {all.first(earlier), all.subspan(earlier, 4)}};
+  const EvalDocument documents[] = {{all.first(near_end), all.subspan(near_end, 4), {}}, {all.first(earlier), all.subspan(earlier, 4), {}}};
   CacheEvaluator evaluator(*model, pool, policy("full", 0), 2);
   const auto runs = evaluator.run(documents, 40);
   CHECK(runs[0].greedy.size() == 12);
@@ -85,7 +86,7 @@ TEST_CASE("a smaller budget evicts, and the policies then differ from the full c
   kernels::ThreadPool pool(2);
   const auto ids = golden_text_ids(*model, 300);
   const std::span<const int32_t> all(ids);
-  const EvalDocument documents[] = {{all.first(200), all.subspan(200, 100)}};
+  const EvalDocument documents[] = {{all.first(200), all.subspan(200, 100), {}}};
   CacheEvaluator full(*model, pool, policy("full", 0), 1);
   full.capture_attention(true);
   const auto reference = full.run(documents, 16);
@@ -107,6 +108,29 @@ TEST_CASE("a smaller budget evicts, and the policies then differ from the full c
   }
 }
 
+TEST_CASE("whether each layer's and KV group's cache holds the tokens an answer copies", "[eval]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  kernels::ThreadPool pool(2);
+  const auto ids = golden_text_ids(*model, 210);
+  const std::span<const int32_t> all(ids);
+  // StreamingLLM with 48 entries keeps the 4 sinks and the last 44 prompt positions (156-199),
+  // the same in every layer and group.
+  const TokenSpan kept[] = {{0, 4}, {190, 200}};
+  const TokenSpan partly_dropped[] = {{190, 200}, {150, 160}};
+  const EvalDocument documents[] = {{all.first(200), all.subspan(200, 10), kept},
+                                    {all.first(200), all.subspan(200, 10), partly_dropped},
+                                    {all.first(200), all.subspan(200, 10), {}}};
+  const auto caches = static_cast<size_t>(model->shape.layers * model->shape.kv_heads);
+  CacheEvaluator streaming(*model, pool, policy("streaming", 48), 3);
+  const auto runs = streaming.run(documents, 0);
+  CHECK(runs[0].values_held == std::vector<char>(caches, 1));
+  CHECK(runs[1].values_held == std::vector<char>(caches, 0));
+  CHECK(runs[2].values_held.empty());  // nothing asked about
+  CacheEvaluator full(*model, pool, policy("full", 0), 3);
+  CHECK(full.run(documents, 0)[1].values_held == std::vector<char>(caches, 1));
+}
+
 // Naive: each continuation token's log-probability from a prefill of everything before it.
 TEST_CASE("teacher-forced log-probabilities match a prefill of every prefix", "[eval]") {
   const auto model = test::stories_model_or_skip();
@@ -114,7 +138,7 @@ TEST_CASE("teacher-forced log-probabilities match a prefill of every prefix", "[
   kernels::ThreadPool pool(2);
   const auto ids = golden_text_ids(*model, 60);
   const std::span<const int32_t> all(ids);
-  const EvalDocument documents[] = {{all.first(40), all.subspan(40, 20)}};
+  const EvalDocument documents[] = {{all.first(40), all.subspan(40, 20), {}}};
   CacheEvaluator evaluator(*model, pool, policy("full", 0), 1);
   const auto runs = evaluator.run(documents, 0);
   REQUIRE(runs[0].logprobs.size() == 20);

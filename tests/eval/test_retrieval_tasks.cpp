@@ -208,3 +208,44 @@ TEST_CASE("retrieval tasks asking about every unit: each question followed by it
   REQUIRE(one.answer_spans.size() == 1);
   CHECK(one.answer_spans[0].begin == static_cast<int64_t>(one.prompt.size()));
 }
+
+TEST_CASE("retrieval tasks: the needed values are exactly what the last question's answer copies", "[eval]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  const auto& tokenizer = model->tokenizer;
+  const eval::Haystack haystack(kStories, tokenizer);
+  for (const bool every_unit : {false, true}) {
+    for (const auto task : kAll) {
+      for (int64_t index = 0; index < 5; ++index) {
+        INFO(eval::retrieval_task_name(task) << " instance " << index << (every_unit ? ", every unit asked" : ""));
+        const eval::TaskShape shape{every_unit && task != RetrievalTask::SingleNeedle ? 2 : 0, every_unit};
+        const auto t = eval::make_task_instance(task, 600, haystack, tokenizer, 9, index, shape);
+        const size_t expected = task == RetrievalTask::MultiValue ? 4 : task == RetrievalTask::VariableTracking ? 4
+                              : task == RetrievalTask::MultiQuery                                    ? 2 : 1;
+        REQUIRE(t.needed_values.size() == expected);
+        // Each needed span is the end of one fact: its last word and full stop, what the answer lists.
+        std::vector<std::string> read;
+        for (const auto& span : t.needed_values) {
+          REQUIRE(span.begin < span.end);
+          const auto fact = std::upper_bound(t.fact_positions.begin(), t.fact_positions.end(), span.begin);
+          REQUIRE(fact != t.fact_positions.begin());
+          const std::string whole = text_of(tokenizer, t.prompt, static_cast<size_t>(*(fact - 1)), static_cast<size_t>(span.end));
+          CHECK(std::regex_search(whole, std::regex("^ ?(The|One|[A-Z][a-z]+ gave) [A-Za-z0-9 ]+\\.$")));  // one fact, to its end
+          const std::string value = text_of(tokenizer, t.prompt, static_cast<size_t>(span.begin), static_cast<size_t>(span.end));
+          read.push_back(first_group(value, "^ ?([A-Za-z0-9]+)\\.$").text);
+        }
+        std::string body = t.answer.substr(1, t.answer.size() - 2);  // " a, b." -> "a, b"
+        if (task == RetrievalTask::MultiQuery) {
+          // Asked in the question's order, planted in the prompt's: the same two numbers.
+          std::sort(read.begin(), read.end());
+          const auto [first, second] = std::pair(body.substr(0, 4), body.substr(body.size() - 4));
+          CHECK(read == (first < second ? std::vector{first, second} : std::vector{second, first}));
+        } else {
+          std::string joined;
+          for (const auto& word : read) joined += (joined.empty() ? "" : ", ") + word;
+          CHECK(joined == body);
+        }
+      }
+    }
+  }
+}
