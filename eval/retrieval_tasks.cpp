@@ -19,6 +19,11 @@ constexpr int64_t kLowestValue = 1000;  // four-digit numbers
 constexpr int64_t kValueCount = 9000;
 constexpr int64_t kMultiKeyFacts = 4;     // the asked one among three others
 constexpr int64_t kMultiValueFacts = 4;   // numbers of the one name
+// Multi-value facts say which of the name's numbers each is, and the answer names them the same
+// way: listed bare, in the order the facts appear, the retrieval model found the numbers but not
+// their order (right numbers out of order or one twice in 41 of its 41 misses), and the order of
+// facts in a text is not what a KV cache is judged on. Asking by ordinal keeps all four facts needed.
+constexpr std::array<std::string_view, kMultiValueFacts> kOrdinals = {"first", "second", "third", "fourth"};
 constexpr int64_t kMultiQueryFacts = 4;   // facts, of which kMultiQueryAsked are asked for
 constexpr int64_t kMultiQueryAsked = 2;
 constexpr int64_t kChainLength = 4;       // names along each variable-tracking chain
@@ -156,8 +161,13 @@ TaskText task_text(RetrievalTask task, int64_t units, Draws& draws) {
         const std::string name(names[static_cast<size_t>(i)]);
         const auto own = slice(values, i * kMultiValueFacts, kMultiValueFacts);
         auto& group = text.groups.emplace_back();
-        for (const auto& value : own) group.push_back("One of the secret numbers of " + name + " is " + value + ".");
-        text.questions.push_back({"What are all the secret numbers of " + name + "? The secret numbers of " + name + " are", answer_text(listed(own, ", "))});
+        std::vector<std::string> answered;
+        for (size_t k = 0; k < own.size(); ++k) {
+          const std::string ordinal(kOrdinals[k]);
+          group.push_back("The " + ordinal + " secret number of " + name + " is " + own[k] + ".");
+          answered.push_back(ordinal + " " + own[k]);
+        }
+        text.questions.push_back({"What are all the secret numbers of " + name + "? The secret numbers of " + name + " are", answer_text(listed(answered, ", "))});
       }
       break;
     }

@@ -16,7 +16,7 @@ namespace snapstream::eval {
 enum class RetrievalTask {
   SingleNeedle,     // niah: one fact, asked for
   MultiKey,         // multikey: the fact among others of the same form about other names
-  MultiValue,       // multivalue: several numbers of one name, all asked for in order
+  MultiValue,       // multivalue: a name's first to fourth numbers, all asked for
   MultiQuery,       // multiquery: several facts, two of them asked for
   VariableTracking  // vt: a number passed along a chain of names, beside a second chain
 };

@@ -38,6 +38,20 @@ Match first_group(const std::string& text, const std::string& pattern) {
   return {match[1].str(), static_cast<long>(match.position(0))};
 }
 
+// A multi-value name's numbers in the order its facts appear, checking each fact's ordinal is
+// the next one.
+std::vector<std::string> ordinal_values(const std::string& text, const std::string& name_pattern) {
+  static const std::vector<std::string> ordinals = {"first", "second", "third", "fourth"};
+  std::vector<std::string> values;
+  const std::regex fact("The ([a-z]+) secret number of " + name_pattern + " is ([0-9]{4})\\.");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), fact); it != std::sregex_iterator(); ++it) {
+    CHECK(values.size() < ordinals.size());
+    if (values.size() < ordinals.size()) CHECK((*it)[1].str() == ordinals[values.size()]);
+    values.push_back((*it)[2].str());
+  }
+  return values;
+}
+
 }  // namespace
 
 TEST_CASE("retrieval tasks: exact length, deterministic per seed, facts at their positions", "[eval]") {
@@ -63,7 +77,7 @@ TEST_CASE("retrieval tasks: exact length, deterministic per seed, facts at their
       REQUIRE(a.fact_positions.size() == facts);
       for (const auto position : a.fact_positions) {
         const std::string fact = text_of(tokenizer, a.prompt, static_cast<size_t>(position), a.prompt.size());
-        CHECK(std::regex_search(fact, std::regex("^ ?(The secret number of|One of the secret numbers of|The number [0-9]{4} went to|[A-Z][a-z]+ gave the number to)")));
+        CHECK(std::regex_search(fact, std::regex("^ ?(The secret number of|The (first|second|third|fourth) secret number of|The number [0-9]{4} went to|[A-Z][a-z]+ gave the number to)")));
       }
       CHECK(std::regex_search(prompt, std::regex("\\? (The secret numbers? of [A-Za-z]+ (is|are)|They are)$")));
       // The answer tokens decode to the answer when they follow the prompt.
@@ -89,15 +103,12 @@ TEST_CASE("retrieval tasks: each answer follows from the planted facts", "[eval]
       CHECK(t.answer == " " + first_group(prompt, "The secret number of " + asked.text + " is ([0-9]{4})\\.").text + ".");
     }
     {
-      // Multi-value: the numbers in the order the facts appear.
+      // Multi-value: the numbers by their ordinals, which follow the order the facts appear in.
       const auto t = instance(RetrievalTask::MultiValue);
       const std::string prompt = tokenizer.decode(t.prompt);
-      std::vector<std::string> values;
-      const std::regex fact("One of the secret numbers of [A-Za-z]+ is ([0-9]{4})\\.");
-      for (auto it = std::sregex_iterator(prompt.begin(), prompt.end(), fact); it != std::sregex_iterator(); ++it)
-        values.push_back((*it)[1].str());
+      const auto values = ordinal_values(prompt, "[A-Za-z]+");
       REQUIRE(values.size() == 4);
-      CHECK(t.answer == " " + values[0] + ", " + values[1] + ", " + values[2] + ", " + values[3] + ".");
+      CHECK(t.answer == " first " + values[0] + ", second " + values[1] + ", third " + values[2] + ", fourth " + values[3] + ".");
     }
     {
       // Variable tracking: the asked chain's names in order, each introduced before it is referred to.
@@ -191,12 +202,9 @@ TEST_CASE("retrieval tasks asking about every unit: each question followed by it
       if (c.task == RetrievalTask::VariableTracking)
         CHECK(answer.rfind(first_group(before, "The number " + question[1].str() + " went to ([A-Za-z]+)\\.").text + ", ", 0) == 0);
       if (c.task == RetrievalTask::MultiValue) {
-        std::vector<std::string> values;
-        const std::regex fact("One of the secret numbers of " + question[1].str() + " is ([0-9]{4})\\.");
-        for (auto it = std::sregex_iterator(before.begin(), before.end(), fact); it != std::sregex_iterator(); ++it)
-          values.push_back((*it)[1].str());
+        const auto values = ordinal_values(before, question[1].str());
         REQUIRE(values.size() == 4);
-        CHECK(answer == values[0] + ", " + values[1] + ", " + values[2] + ", " + values[3] + ".");
+        CHECK(answer == "first " + values[0] + ", second " + values[1] + ", third " + values[2] + ", fourth " + values[3] + ".");
       }
       previous_end = span.end;
     }
@@ -230,11 +238,12 @@ TEST_CASE("retrieval tasks: the needed values are exactly what the last question
           const auto fact = std::upper_bound(t.fact_positions.begin(), t.fact_positions.end(), span.begin);
           REQUIRE(fact != t.fact_positions.begin());
           const std::string whole = text_of(tokenizer, t.prompt, static_cast<size_t>(*(fact - 1)), static_cast<size_t>(span.end));
-          CHECK(std::regex_search(whole, std::regex("^ ?(The|One|[A-Z][a-z]+ gave) [A-Za-z0-9 ]+\\.$")));  // one fact, to its end
+          CHECK(std::regex_search(whole, std::regex("^ ?(The|[A-Z][a-z]+ gave) [A-Za-z0-9 ]+\\.$")));  // one fact, to its end
           const std::string value = text_of(tokenizer, t.prompt, static_cast<size_t>(span.begin), static_cast<size_t>(span.end));
           read.push_back(first_group(value, "^ ?([A-Za-z0-9]+)\\.$").text);
         }
         std::string body = t.answer.substr(1, t.answer.size() - 2);  // " a, b." -> "a, b"
+        if (task == RetrievalTask::MultiValue) body = std::regex_replace(body, std::regex("[a-z]+ "), "");  // drop the ordinals
         if (task == RetrievalTask::MultiQuery) {
           // Asked in the question's order, planted in the prompt's: the same two numbers.
           std::sort(read.begin(), read.end());
