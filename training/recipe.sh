@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Trains the committed retrieval model from nothing: writes each phase's instances with
-# `snapstream tasks`, trains (each phase resumes from its checkpoint in RUN_DIR) and converts the
-# result to one GGUF file. Usage: bash training/recipe.sh [RUN_DIR]  (default: training-run)
+# Makes the committed retrieval model: writes the instances of its last two runs with `snapstream
+# tasks`, trains them one after the other from the run before (attempts/five-tasks-fresh.gguf,
+# committed; the runs before that, from random weights, are told in training/README.md) and
+# converts the result to one GGUF file. Each run resumes from its checkpoint in RUN_DIR.
+# Usage: bash training/recipe.sh [RUN_DIR]  (default: training-run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run_dir=${1:-training-run}
@@ -9,48 +11,46 @@ models=${SNAPSTREAM_MODELS:-../shared/models}
 snapstream=build/bin/snapstream
 bash training/setup.sh >/dev/null
 [ -x "$snapstream" ] || bash scripts/build.sh
-mkdir -p "$run_dir/base"
+mkdir -p "$run_dir"
 
-# Every training haystack is 1500 stories260K samples with seed 11; the held-out sets sample their
-# own with seed 12, so they are judged on text the model never saw.
-tasks() {  # OUT TASKS LENGTHS COUNT [SEED]
+# Every haystack is 1500 stories260K samples drawn with the instances' seed; the held-out set's
+# seed (12) is none of the training sets', so it is judged on text the model never saw.
+tasks() {  # OUT SEED TASKS LENGTHS COUNT [UNITS: every unit asked]
   [ -s "$run_dir/$1" ] && return 0
-  "$snapstream" --log-level warn tasks --model "$models/stories260K.gguf" --tasks "$2" --lengths "$3" --count "$4" \
-    --generate 1500 --seed "${5:-11}" --out "$run_dir/$1.tmp"
+  local units=()
+  [ -n "${6:-}" ] && units=(--units "$6" --ask-every-unit)
+  "$snapstream" --log-level warn tasks --model "$models/stories260K.gguf" --tasks "$3" --lengths "$4" --count "$5" \
+    "${units[@]}" --generate 1500 --seed "$2" --out "$run_dir/$1.tmp"
   mv "$run_dir/$1.tmp" "$run_dir/$1"
 }
-convert() {  # DIR: DIR/model.bin as DIR/retrieval.gguf
-  "$snapstream" --log-level warn convert --model "$1/model.bin" --tokenizer "$models/tok512.bin" \
-    --name retrieval-tok512 --out "$1/retrieval.gguf"
+tasks vt.jsonl 21 vt 768,1024 1500 2
+tasks multikey.jsonl 11 multikey 768,1024 1200 4
+tasks multiquery.jsonl 11 multiquery 768,1024 1200 4
+tasks niah.jsonl 11 niah 768,1024 800
+tasks multivalue.jsonl 23 multivalue 768,1024 4000 2
+tasks held-out.jsonl 12 niah,multikey,multiquery,multivalue,vt 1024 250
+stage() {  # OUT FILES...: the instances of a run, in the order given
+  local out=$1
+  shift
+  [ -s "$run_dir/$out" ] && return 0
+  (cd "$run_dir" && cat "$@" > "$out.tmp" && mv "$out.tmp" "$out")
+}
+train() {  # DIR INIT STAGE STEPS LR WARMUP: one run, converted to DIR/retrieval-tok512.gguf
+  mkdir -p "$run_dir/$1"
+  if [ ! -s "$run_dir/$1/retrieval-tok512.gguf" ]; then
+    /usr/bin/python3 training/train_retrieval.py --out-dir "$run_dir/$1" --held-out "$run_dir/held-out.jsonl" \
+      --init-from "$2" --stage "$run_dir/$3:$4" --haystack-weight 0 --eval-every 100 --seed 1 --lr "$5" --warmup "$6"
+    "$snapstream" --log-level warn convert --model "$run_dir/$1/model.bin" --tokenizer "$models/tok512.bin" \
+      --name retrieval-tok512 --out "$run_dir/$1/retrieval-tok512.gguf"
+  fi
 }
 
-# Phase 1: a curriculum on niah and multivalue, the two tasks whose answer needs no name told
-# apart from others (training/README.md says why). Stage 1 has almost no haystack: each task at
-# about its shortest, where attention over few positions finds the copying circuit in a few
-# hundred steps (at 256 tokens and beyond it did not within 800). Later stages lengthen the
-# haystack up to the training length, 1024.
-tasks base/short-niah.jsonl niah 96 3000
-tasks base/short-multivalue.jsonl multivalue 192 3000
-[ -s "$run_dir/base/stage1.jsonl" ] || cat "$run_dir"/base/short-*.jsonl > "$run_dir/base/stage1.jsonl"
-trained=niah,multivalue
-tasks base/stage2.jsonl $trained 256,384 6000
-tasks base/stage3.jsonl $trained 512,768 6000
-tasks base/stage4.jsonl $trained 512,1024 6000
-tasks base/held-out.jsonl $trained 1024 200 12
-if [ ! -s "$run_dir/base/retrieval.gguf" ]; then
-  /usr/bin/python3 training/train_retrieval.py --out-dir "$run_dir/base" --held-out "$run_dir/base/held-out.jsonl" \
-    --stage "$run_dir/base/stage1.jsonl:500" --stage "$run_dir/base/stage2.jsonl:400" \
-    --stage "$run_dir/base/stage3.jsonl:400" --stage "$run_dir/base/stage4.jsonl:800" \
-    --haystack-weight 0 --eval-every 100 --seed 1
-  convert "$run_dir/base"
-fi
-
-# Phase 2: niah alone at the lengths it is evaluated at, from phase 1's weights at half the
-# learning rate. Phase 1 ended with held-out niah still climbing as its learning rate reached zero.
-tasks niah.jsonl niah 512,768,1024 6000
-tasks held-out.jsonl niah 1024 100 12
-/usr/bin/python3 training/train_retrieval.py --out-dir "$run_dir" --held-out "$run_dir/held-out.jsonl" \
-  --init-from "$run_dir/base/retrieval.gguf" --stage "$run_dir/niah.jsonl:1200" \
-  --haystack-weight 0 --eval-every 100 --seed 1 --lr 1e-3 --warmup 50
-convert "$run_dir"
-sha256sum "$run_dir/retrieval.gguf"
+# Multivalue by ordinal: 46% of the instances multivalue.
+stage ordinal.jsonl vt.jsonl multikey.jsonl multiquery.jsonl niah.jsonl multivalue.jsonl
+train ordinal training/attempts/five-tasks-fresh.gguf ordinal.jsonl 800 1e-3 30
+# Then fresh vt instances (46%) at a third of the learning rate, the rest kept so none is forgotten.
+tasks vt-fresh.jsonl 24 vt 768,1024 2500 2
+[ -s "$run_dir/multivalue-kept.jsonl" ] || head -n 1500 "$run_dir/multivalue.jsonl" > "$run_dir/multivalue-kept.jsonl"
+stage vt-fresh-stage.jsonl vt-fresh.jsonl vt.jsonl multikey.jsonl multiquery.jsonl niah.jsonl multivalue-kept.jsonl
+train final "$run_dir/ordinal/retrieval-tok512.gguf" vt-fresh-stage.jsonl 300 3e-4 20
+sha256sum "$run_dir/final/retrieval-tok512.gguf"
