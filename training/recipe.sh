@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the committed retrieval model: writes the instances of its last two runs with `snapstream
+# Makes the committed retrieval model: writes the instances of its last three runs with `snapstream
 # tasks`, trains them one after the other from the run before (attempts/five-tasks-fresh.gguf,
 # committed; the runs before that, from random weights, are told in training/README.md) and
 # converts the result to one GGUF file. Each run resumes from its checkpoint in RUN_DIR.
@@ -52,5 +52,10 @@ train ordinal training/attempts/five-tasks-fresh.gguf ordinal.jsonl 800 1e-3 30
 tasks vt-fresh.jsonl 24 vt 768,1024 2500 2
 [ -s "$run_dir/multivalue-kept.jsonl" ] || head -n 1500 "$run_dir/multivalue.jsonl" > "$run_dir/multivalue-kept.jsonl"
 stage vt-fresh-stage.jsonl vt-fresh.jsonl vt.jsonl multikey.jsonl multiquery.jsonl niah.jsonl multivalue-kept.jsonl
-train final "$run_dir/ordinal/retrieval-tok512.gguf" vt-fresh-stage.jsonl 300 3e-4 20
+train vt-fresh "$run_dir/ordinal/retrieval-tok512.gguf" vt-fresh-stage.jsonl 300 3e-4 20
+# Then more vt (58%) at half the first run's rate: a third vt set before all of the above.
+tasks vt-more.jsonl 25 vt 768,1024 2500 2
+stage vt-more-stage.jsonl vt-more.jsonl vt-fresh.jsonl vt.jsonl multikey.jsonl multiquery.jsonl niah.jsonl \
+  multivalue-kept.jsonl
+train final "$run_dir/vt-fresh/retrieval-tok512.gguf" vt-more-stage.jsonl 500 5e-4 20
 sha256sum "$run_dir/final/retrieval-tok512.gguf"
