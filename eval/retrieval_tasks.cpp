@@ -22,7 +22,8 @@ constexpr int64_t kMultiValueFacts = 4;   // numbers of the one name
 // Multi-value facts say which of the name's numbers each is, and the answer names them the same
 // way: listed bare, in the order the facts appear, the retrieval model found the numbers but not
 // their order (right numbers out of order, or one written twice, in all 41 of its misses), and the
-// order of facts in a text is not what a KV cache is judged on. Asking by ordinal keeps all four facts needed.
+// order of facts in a text is not what a KV cache is judged on. Asking by ordinal keeps all four
+// facts needed.
 constexpr std::array<std::string_view, kMultiValueFacts> kOrdinals = {"first", "second", "third", "fourth"};
 constexpr int64_t kMultiQueryFacts = 4;   // facts, of which kMultiQueryAsked are asked for
 constexpr int64_t kMultiQueryAsked = 2;

@@ -19,8 +19,9 @@ for part in "${parts[@]}"; do
   case "$part" in retrieval|stream|continuation) rm -rf "${out:?}/$part" ;; esac
   case "$part" in
     retrieval)
-      # Instances and haystack from seed 3 (training used 11, 12, 21, 23 and 24); the haystack's stories come
-      # from stories260K, since the retrieval model was trained to answer, not to tell stories.
+      # Instances and haystack from seed 3 (training used 11, 12, 21, 23, 24 and 25); the haystack's
+      # stories come from stories260K, since the retrieval model was trained to answer, not to tell
+      # stories.
       "$snapstream" eval --model training/retrieval-tok512.gguf --haystack-model "$models/stories260K.gguf" \
         --task niah,multikey,multiquery,multivalue,vt --contexts 512,1024 --budgets 1/2,1/4,1/8 \
         --policies full,snapstream,streaming,random --documents 100 --generate 200 --seed 3 \
