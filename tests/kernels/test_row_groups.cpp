@@ -50,11 +50,12 @@ void for_each_group_variant(DType dtype, const std::vector<std::byte>& w, int64_
 
 TEST_CASE("row-group dot products give the band kernels' bits for any run of groups and rows", "[row_groups]") {
   const DType dtype = GENERATE(DType::Q4_K, DType::Q8_0);
-  const int64_t blocks = GENERATE(1, 2, 3);
+  // Nine Q4_K blocks: rows that wide come sixteen to a chunk, so 40 rows take three.
+  const int64_t blocks = GENERATE(1, 2, 3, 9);
   const bool raw_bytes = GENERATE(false, true);
   INFO(dtype_name(dtype) << ", " << blocks << " blocks, " << (raw_bytes ? "random bytes" : "encoded"));
   std::mt19937 rng(static_cast<uint32_t>(blocks) * 17 + (raw_bytes ? 5 : 0));
-  constexpr int64_t kWeightRows = 48, kRows = 11;
+  constexpr int64_t kWeightRows = 48, kRows = 40;
   const int64_t n = block_layout(dtype).elements * blocks, row_stride = block_layout(dtype).bytes * blocks;
   const auto w = weight_rows(dtype, kWeightRows, blocks, raw_bytes, rng);
   // Activation rows: ordinary, large, all zero, and one value far above the rest, in turn.
@@ -75,7 +76,7 @@ TEST_CASE("row-group dot products give the band kernels' bits for any run of gro
   for_each_group_variant(dtype, w, kWeightRows, n, [&](cpu::IntegerGroupDots group_dots, const std::byte* grouped) {
     // Runs of groups with runs of activation rows: how many share a pass changes the tiling.
     for (const auto& [first, last] : {std::pair<int64_t, int64_t>{0, 3}, {1, 3}, {2, 3}})
-      for (const int64_t m : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{11}}) {
+      for (const int64_t m : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{11}, int64_t{17}, int64_t{40}}) {
         INFO("groups " << first << " to " << last << ", the last " << m << " activation rows");
         std::vector<float> part(static_cast<size_t>(m * kWeightRows), -1.0f);
         group_dots(grouped + first * 16 * row_stride, last - first, blocks, views.data() + (kRows - m), m,
