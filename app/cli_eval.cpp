@@ -9,6 +9,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "app/cache_options.h"
 #include "app/commands.h"
 #include "app/model_options.h"
 #include "eval/eval_report.h"
@@ -52,6 +53,7 @@ struct EvalArgs {
   int64_t sink = 4;
   uint64_t seed = 0;
   int64_t slots = 16;
+  kernels::DType kv_dtype = kernels::DType::F32;
   std::string out = "eval-out";
   std::string command;
 };
@@ -75,6 +77,7 @@ eval::EvalPlan rows_plan(const EvalArgs& a) {
   plan.sink = a.sink;
   plan.seed = a.seed;
   plan.slots = a.slots;
+  plan.kv_dtype = a.kv_dtype;
   return plan;
 }
 
@@ -223,6 +226,7 @@ void add_eval_command(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--sink", args->sink, "attention sinks S")->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed of --generate's sampling and of the random policy")->capture_default_str();
   cmd->add_option("--slots", args->slots, "documents run together")->check(CLI::PositiveNumber)->capture_default_str();
+  add_kv_dtype_option(cmd, args->kv_dtype, "f32 by default here, so that policies differ only in what they keep");
   cmd->add_option("--out", args->out, "folder for results.csv, report.md and the plots")->capture_default_str();
   cmd->add_option("--report-command", args->command, "how report.md says to regenerate it (default: this command line)");
   cmd->callback([args] { run_eval_command(*args); });

@@ -91,8 +91,8 @@ GenerationBenchResult run_generation_bench(const runtime::Model& model, kernels:
   const double mean_context = static_cast<double>(prompt_tokens) + static_cast<double>(steps - 1) / 2.0;
   const double live = std::min(mean_context, static_cast<double>(config.capacity));
   result.kv_bytes_per_step =
-      static_cast<int64_t>(static_cast<double>(n) * live * 2.0 * static_cast<double>(c.kv_dim() * c.layers) *
-                           static_cast<double>(kernels::KvRows::element_bytes(config.kv_dtype)));
+      static_cast<int64_t>(static_cast<double>(n) * live * 2.0 * static_cast<double>(c.kv_heads * c.layers) *
+                           static_cast<double>(kernels::row_bytes(config.kv_dtype, c.head_dim)));
   result.weight_bytes_per_s = static_cast<double>(result.weight_bytes_per_step) / result.decode_seconds_per_step;
   result.decode_bytes_per_s =
       static_cast<double>(result.weight_bytes_per_step + result.kv_bytes_per_step) / result.decode_seconds_per_step;

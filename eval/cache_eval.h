@@ -18,11 +18,12 @@
 
 namespace snapstream::eval {
 
-// The cache settings every eval run starts from: f32 storage (serving defaults to f16), so two
-// rows differ only in the positions their policies keep, never in rounding.
-inline runtime::SnapStreamConfig measuring_cache() {
+// The cache settings every eval run starts from: f32 storage unless asked (serving defaults to
+// f16), so two rows differ only in the positions their policies keep, never in rounding; a run
+// asked for f16 or q8_0 measures what that storage's rounding costs, every row alike.
+inline runtime::SnapStreamConfig measuring_cache(kernels::DType kv_dtype = kernels::DType::F32) {
   runtime::SnapStreamConfig config;
-  config.kv_dtype = kernels::DType::F32;
+  config.kv_dtype = kv_dtype;
   return config;
 }
 

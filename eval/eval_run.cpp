@@ -74,7 +74,7 @@ bool has_default_settings(const EvalRow& row, const EvalPlan& plan) {
 }
 
 EvalRow full_cache_row(const EvalPlan& plan, int64_t context) {
-  runtime::SnapStreamConfig full = measuring_cache();
+  runtime::SnapStreamConfig full = measuring_cache(plan.kv_dtype);
   full.full_cache = true;
   return {"full", context, plan.rings.front(), context, plan.windows.front(), plan.pool_kernels.front(), plan.positions.front(), full};
 }
@@ -140,7 +140,8 @@ std::vector<EvalRow> plan_rows(const EvalPlan& plan) {
   std::vector<EvalRow> rows;
   auto add = [&](const std::string& policy, int64_t budget, const std::string& ring_share, int64_t window, int64_t pool,
                  const std::string& positions) {
-    const auto cache = policy_cache(policy, budget, resolve_budget(ring_share, budget), plan.sink, window, pool, positions, plan.seed);
+    auto cache = policy_cache(policy, budget, resolve_budget(ring_share, budget), plan.sink, window, pool, positions, plan.seed);
+    cache.kv_dtype = plan.kv_dtype;
     rows.push_back({policy, budget, ring_share, cache.ring, window, pool, positions, cache});
   };
   const int64_t window = plan.windows.front(), pool = plan.pool_kernels.front();
@@ -172,7 +173,7 @@ std::vector<EvalResult> run_eval(const runtime::Model& model, kernels::ThreadPoo
                      all.subspan(static_cast<size_t>(plan.prompt_length), static_cast<size_t>(plan.continue_length)), {}});
   }
   const auto total = static_cast<int64_t>(rows.size()) + 1;
-  runtime::SnapStreamConfig full = measuring_cache();
+  runtime::SnapStreamConfig full = measuring_cache(plan.kv_dtype);
   full.full_cache = true;
   const std::vector<DocumentRun> reference = run_documents(model, pool, full, plan.slots, split, kGreedyTokens, {});
   if (progress) progress(1, total);

@@ -63,6 +63,7 @@ struct EvalPlan {
   int64_t sink = 4;
   uint64_t seed = 0;                  // the random policy's draws
   int64_t slots = 16;                 // documents run together
+  kernels::DType kv_dtype = kernels::DType::F32;  // how every row's cache stores keys and values
 };
 
 // The rows the plan asks for: every policy at every budget with the default settings, then

@@ -12,8 +12,8 @@
 
 namespace snapstream::kernels {
 
-// One sequence's cache: keys and values are [kv_heads][capacity][head_dim] in `dtype` (F32 or
-// F16); live is [kv_heads][capacity], nonzero where an entry holds a token (each KV head keeps
+// One sequence's cache: keys and values are [kv_heads][capacity][head_dim] in `dtype` (F32, F16
+// or Q8_0, rows row_bytes(dtype, head_dim) apart); live is [kv_heads][capacity], nonzero where an entry holds a token (each KV head keeps
 // its own set).
 struct CacheView {
   const std::byte* keys = nullptr;

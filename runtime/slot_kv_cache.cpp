@@ -23,11 +23,11 @@ KvHeadRange resolved(KvHeadRange held, int64_t kv_heads) {
 
 SlotKvCache::SlotKvCache(const graph::ModelShape& model, const SnapStreamConfig& config, int64_t slots, KvHeadRange held)
     : config_(config), held_(resolved(held, model.kv_heads)), slots_(slots), layers_(model.layers),
-      layer_bytes_(held_.count * model.head_dim * config.capacity * kernels::KvRows::element_bytes(config.kv_dtype)),
+      layer_bytes_(held_.count * config.capacity * kernels::row_bytes(config.kv_dtype, model.head_dim)),
       layer_markers_(held_.count * config.capacity) {
   if (slots < 1) throw ConfigError("the KV cache needs at least one slot");
   if (config.capacity < 1) throw ConfigError("the SnapStream config must be resolved before allocating the cache");
-  if (!kernels::is_kv_dtype(config.kv_dtype)) throw ConfigError("the KV cache stores f32 or f16");
+  if (const std::string why = kernels::kv_dtype_error(config.kv_dtype, model.head_dim); !why.empty()) throw ConfigError(why);
   keys_ = LazyPages(static_cast<size_t>(slots_ * layers_ * layer_bytes_), PageSize::Huge);
   values_ = LazyPages(keys_.size(), PageSize::Huge);
   keys_.make_resident();
@@ -76,7 +76,7 @@ int64_t SlotKvCache::shifted_end(int64_t slot) const {
 int64_t SlotKvCache::bytes_per_slot() const { return 2 * layers_ * layer_bytes_; }
 
 int64_t SlotKvCache::full_cache_bytes(const graph::ModelShape& model, int64_t positions, kernels::DType kv_dtype) {
-  return 2 * model.layers * model.kv_dim() * positions * kernels::KvRows::element_bytes(kv_dtype);
+  return 2 * model.layers * model.kv_heads * positions * kernels::row_bytes(kv_dtype, model.head_dim);
 }
 
 }  // namespace snapstream::runtime

@@ -1,5 +1,5 @@
 // The SnapStream KV cache manager: a fixed number of sequence slots, each of one static shape
-// ([layers][kv_heads][capacity][head_dim] keys and values, f32 or f16), allocated once at start-up.
+// ([layers][kv_heads][capacity][head_dim] keys and values, f32, f16 or Q8_0), allocated once at start-up.
 #pragma once
 
 #include <cstddef>

@@ -12,7 +12,7 @@ SnapStreamConfig SnapStreamConfig::resolved(int64_t context_length) const {
   SnapStreamConfig c = *this;
   if (context_length <= 0) throw ConfigError("the model's context length must be positive");
   if (!kernels::is_kv_dtype(c.kv_dtype))
-    throw ConfigError("the KV cache stores f32 or f16, not " + std::string(kernels::dtype_name(c.kv_dtype)));
+    throw ConfigError("the KV cache stores f32, f16 or q8_0, not " + std::string(kernels::dtype_name(c.kv_dtype)));
   if (c.full_cache) {
     // One region holding every position in order: nothing to select, nothing to evict.
     c.capacity = context_length;

@@ -177,6 +177,64 @@ void rows8(const T* rows, int64_t stride, const float* x, int64_t n, float* out)
 void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n, float* out) { rows8(rows, stride, x, n, out); }
 void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out) { rows8(rows, stride, x, n, out); }
 
+#ifdef SNAPSTREAM_AVX2
+namespace {
+// One Q8_0 block's 32 products with x (four chunks in one chain), not yet scaled.
+inline __m256 q8_block_products(const std::byte* block, const __m256 (&x)[4]) {
+  __m256 sum = _mm256_mul_ps(load8_int8(block + 2), x[0]);
+#pragma GCC unroll 3
+  for (int c = 1; c < 4; ++c) sum = _mm256_fmadd_ps(load8_int8(block + 2 + 8 * c), x[c], sum);
+  return sum;
+}
+inline void load_block_x(const float* x, __m256 (&out)[4]) {
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) out[c] = _mm256_loadu_ps(x + 8 * c);
+}
+}  // namespace
+#endif
+
+float dot_q8_0(const std::byte* row, const float* x, int64_t n) {
+#ifdef SNAPSTREAM_AVX2
+  __m256 total = _mm256_setzero_ps();
+  for (int64_t b = 0; b < n / kQ8Values; ++b) {
+    const std::byte* block = row + b * kQ8Bytes;
+    __m256 xb[4];
+    load_block_x(x + b * kQ8Values, xb);
+    total = _mm256_fmadd_ps(_mm256_set1_ps(q8_scale(block)), q8_block_products(block, xb), total);
+  }
+  return horizontal_sum(total);
+#else
+  float total = 0.0f;
+  for (int64_t b = 0; b < n / kQ8Values; ++b) {
+    const std::byte* block = row + b * kQ8Bytes;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < kQ8Values; ++i) sum = std::fma(q8_value(block, i), x[b * kQ8Values + i], sum);
+    total = std::fma(q8_scale(block), sum, total);
+  }
+  return total;
+#endif
+}
+
+void dot_q8_0_rows8(const std::byte* rows, int64_t row_bytes, const float* x, int64_t n, float* out) {
+#ifdef SNAPSTREAM_AVX2
+  __m256 acc[8];
+#pragma GCC unroll 8
+  for (auto& a : acc) a = _mm256_setzero_ps();
+  for (int64_t b = 0; b < n / kQ8Values; ++b) {
+    __m256 xb[4];
+    load_block_x(x + b * kQ8Values, xb);
+#pragma GCC unroll 8
+    for (int s = 0; s < 8; ++s) {
+      const std::byte* block = rows + s * row_bytes + b * kQ8Bytes;
+      acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(q8_scale(block)), q8_block_products(block, xb), acc[s]);
+    }
+  }
+  horizontal_sums8(acc, out);
+#else
+  for (int s = 0; s < 8; ++s) out[s] = dot_q8_0(rows + s * row_bytes, x, n);
+#endif
+}
+
 namespace {
 // The f16 and bf16 loops differ only in how 8 stored values widen to f32. M activation vectors
 // share each widened chunk of the row; every one is summed as the single-vector loop sums it.

@@ -41,6 +41,14 @@ void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n,
 // The same for rows of f16 values (`stride` values apart), summed as dot_f32 sums the widened rows.
 void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out);
 
+// A Q8_0 cache row of n values (n a multiple of 32: blocks of an f16 scale and 32 int8 values)
+// against one vector: each block's products summed (with AVX2 in one 8-lane chain), times its
+// scale, added to the total (with AVX2 an 8-lane one, then a horizontal sum). dot_q8_0_rows8 sums eight rows (`row_bytes` apart)
+// the same way, out[s] = dot_q8_0(row s, x, n) bit for bit. Reading the 8-bit values where they
+// lie is what makes a Q8_0 cache cheaper to read than f16, not just smaller.
+float dot_q8_0(const std::byte* row, const float* x, int64_t n);
+void dot_q8_0_rows8(const std::byte* rows, int64_t row_bytes, const float* x, int64_t n, float* out);
+
 SNAPSTREAM_FLOAT_ISA_END
 
 // Whether dot_row reads this dtype directly (f32, f16, bf16). It does not depend on the

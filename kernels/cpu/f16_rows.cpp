@@ -1,9 +1,10 @@
-// f16 row conversions, eight values at a time with F16C, one at a time otherwise.
+// f16 row and Q8_0 block conversions, eight values at a time with AVX2, one at a time otherwise.
 #include "kernels/cpu/f16_rows.h"
 
 #include <cstring>
 
 #include "kernels/cpu/widen.h"
+#include "kernels/quantize.h"
 
 namespace snapstream::kernels::cpu {
 SNAPSTREAM_FLOAT_ISA_BEGIN
@@ -32,6 +33,70 @@ void narrow_f16_row(const float* values, int64_t n, std::byte* f16) {
   for (; i < n; ++i) {
     const uint16_t bits = f32_to_f16(values[i]);
     std::memcpy(f16 + 2 * i, &bits, 2);
+  }
+}
+
+void narrow_q8_0_blocks(const float* values, int64_t blocks, std::byte* q8_0) {
+  constexpr int64_t kValues = 32, kBytes = 2 + kValues;
+  for (int64_t b = 0; b < blocks; ++b, values += kValues, q8_0 += kBytes) {
+#ifdef SNAPSTREAM_AVX2
+    __m256 v[4];
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 largest = _mm256_setzero_ps();
+    int finite = 0xFF;
+    for (int c = 0; c < 4; ++c) {
+      v[c] = _mm256_loadu_ps(values + 8 * c);
+      const __m256 magnitude = _mm256_andnot_ps(sign, v[c]);
+      finite &= _mm256_movemask_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(3.4028235e38f), _CMP_LE_OQ));
+      largest = _mm256_max_ps(largest, magnitude);
+    }
+    if (finite == 0xFF) {
+      __m128 half = _mm_max_ps(_mm256_castps256_ps128(largest), _mm256_extractf128_ps(largest, 1));
+      half = _mm_max_ps(half, _mm_movehl_ps(half, half));
+      const float amax = _mm_cvtss_f32(_mm_max_ss(half, _mm_shuffle_ps(half, half, 0x55)));
+      // quantize_row's steps: the scale amax / 127 stored as f16, values times its f32 inverse
+      // rounded half away from zero (lround) and clamped to ±127.
+      const float d = amax / 127.0f, inverse = d != 0.0f ? 1.0f / d : 0.0f;
+      const uint16_t bits = f32_to_f16(d);
+      std::memcpy(q8_0, &bits, 2);
+      __m256i integers[4];
+      for (int c = 0; c < 4; ++c) {
+        const __m256 x = _mm256_mul_ps(v[c], _mm256_set1_ps(inverse));
+        const __m256 whole = _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        // x - whole is exact, so the tie test is too.
+        const __m256 away = _mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_sub_ps(x, whole)), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+        const __m256 step = _mm256_and_ps(away, _mm256_or_ps(_mm256_and_ps(sign, x), _mm256_set1_ps(1.0f)));
+        const __m256 rounded = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(whole, step), _mm256_set1_ps(-127.0f)), _mm256_set1_ps(127.0f));
+        integers[c] = _mm256_cvttps_epi32(rounded);
+      }
+      // Packing works within 128-bit halves; the permutation puts the four dwords of each
+      // group of eight values back in order.
+      const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(integers[0], integers[1]), _mm256_packs_epi32(integers[2], integers[3]));
+      const __m256i ordered = _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q8_0 + 2), ordered);
+      continue;
+    }
+#endif
+    quantize_row(DType::Q8_0, values, kValues, q8_0);
+  }
+}
+
+void widen_q8_0_blocks(const std::byte* q8_0, int64_t blocks, float* out) {
+  constexpr int64_t kValues = 32, kBytes = 2 + kValues;
+  for (int64_t b = 0; b < blocks; ++b, q8_0 += kBytes, out += kValues) {
+    uint16_t bits;
+    std::memcpy(&bits, q8_0, 2);
+    const float scale = f16_to_f32(bits);
+    const auto* q = reinterpret_cast<const int8_t*>(q8_0 + 2);
+#ifdef SNAPSTREAM_AVX2
+    const __m256 scales = _mm256_set1_ps(scale);
+    for (int64_t i = 0; i < kValues; i += 8) {
+      const __m256i eight = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + i)));
+      _mm256_storeu_ps(out + i, _mm256_mul_ps(scales, _mm256_cvtepi32_ps(eight)));
+    }
+#else
+    for (int64_t i = 0; i < kValues; ++i) out[i] = scale * static_cast<float>(q[i]);
+#endif
   }
 }
 

@@ -65,6 +65,14 @@ void dot_f32_rows8(const float* rows, int64_t stride, const float* x, int64_t n,
 void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t n, float* out) {
   float_kernels().dot_f16_rows8(rows, stride, x, n, out);
 }
+float dot_q8_0(const std::byte* row, const float* x, int64_t n) { return float_kernels().dot_q8_0(row, x, n); }
+void dot_q8_0_rows8(const std::byte* rows, int64_t row_bytes, const float* x, int64_t n, float* out) {
+  float_kernels().dot_q8_0_rows8(rows, row_bytes, x, n, out);
+}
+void weighted_q8_0_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const std::byte* rows,
+                            int64_t count, int64_t row_bytes, int64_t width, float* out, int64_t out_stride) {
+  float_kernels().weighted_q8_0_row_sums(weights, weights_stride, heads, rows, count, row_bytes, width, out, out_stride);
+}
 
 void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
                        int64_t stride, int64_t width, float* out, int64_t out_stride) {
@@ -103,6 +111,12 @@ void weighted_rows_head8(const float* weights, int64_t weights_stride, int64_t h
 
 void widen_f16_row(const std::byte* f16, int64_t n, float* out) { float_kernels().widen_f16_row(f16, n, out); }
 void narrow_f16_row(const float* values, int64_t n, std::byte* f16) { float_kernels().narrow_f16_row(values, n, f16); }
+void narrow_q8_0_blocks(const float* values, int64_t blocks, std::byte* q8_0) {
+  float_kernels().narrow_q8_0_blocks(values, blocks, q8_0);
+}
+void widen_q8_0_blocks(const std::byte* q8_0, int64_t blocks, float* out) {
+  float_kernels().widen_q8_0_blocks(q8_0, blocks, out);
+}
 
 void gemm_f32(const float* x, int64_t m, const float* w, int64_t rows, int64_t cols, float* y, int64_t ldy) {
   float_kernels().gemm_f32(x, m, w, rows, cols, y, ldy);

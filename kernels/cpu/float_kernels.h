@@ -26,9 +26,13 @@ struct FloatKernels {
   void (*dot_f32_tile)(const float*, int64_t, int, const float* const*, int, int64_t, float*, int64_t, const float*);
   void (*dot_f32_rows8)(const float*, int64_t, const float*, int64_t, float*);
   void (*dot_f16_rows8)(const uint16_t*, int64_t, const float*, int64_t, float*);
+  float (*dot_q8_0)(const std::byte*, const float*, int64_t);
+  void (*dot_q8_0_rows8)(const std::byte*, int64_t, const float*, int64_t, float*);
   void (*weighted_row_sums_f32)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t);
   void (*weighted_row_sums_f16)(const float*, int64_t, int64_t, const uint16_t*, int64_t, int64_t, int64_t, float*,
                                 int64_t);
+  void (*weighted_q8_0_row_sums)(const float*, int64_t, int64_t, const std::byte*, int64_t, int64_t, int64_t, float*,
+                                 int64_t);
   float (*scale_live_scores)(float*, const uint8_t*, int64_t, float, float);
   float (*exp_shifted_row)(float*, int64_t, float);
   void (*exp_row)(const float*, float, float*, int64_t);
@@ -38,6 +42,8 @@ struct FloatKernels {
   void (*weighted_rows_head8_f16)(const float*, int64_t, int64_t, const uint16_t*, int64_t, float*, int64_t);
   void (*widen_f16_row)(const std::byte*, int64_t, float*);
   void (*narrow_f16_row)(const float*, int64_t, std::byte*);
+  void (*narrow_q8_0_blocks)(const float*, int64_t, std::byte*);
+  void (*widen_q8_0_blocks)(const std::byte*, int64_t, float*);
   void (*gemm_f32)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
   void (*attention_scores_f32)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float, float*);
   void (*attention_values_f32)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t);

@@ -120,6 +120,89 @@ void head_sums(const float* weights, int64_t weights_stride, int64_t heads, cons
 }
 }  // namespace
 
+namespace {
+#ifdef SNAPSTREAM_AVX2
+// Blocks x 4 chunks of columns for Heads heads side by side (at most eight accumulators, as
+// head_columns keeps), a row skipped when every head's weight for it is zero.
+template <int Blocks, int Heads>
+void q8_head_columns(const float* weights, int64_t weights_stride, const std::byte* rows, int64_t count, int64_t row_bytes,
+                     float* out, int64_t out_stride) {
+  constexpr int Chunks = 4 * Blocks;
+  __m256 acc[Heads][Chunks];
+  for (auto& head : acc)
+    for (auto& a : head) a = _mm256_setzero_ps();
+  for (int64_t s = 0; s < count; ++s) {
+    bool any = false;
+    for (int h = 0; h < Heads; ++h) any |= weights[h * weights_stride + s] != 0.0f;
+    if (!any) continue;
+    const std::byte* row = rows + s * row_bytes;
+    __m256 values[Chunks];
+    float scales[Blocks];
+#pragma GCC unroll 2
+    for (int b = 0; b < Blocks; ++b) {
+      scales[b] = q8_scale(row + b * kQ8Bytes);
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) values[4 * b + c] = load8_int8(row + b * kQ8Bytes + 2 + 8 * c);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < Heads; ++h)
+#pragma GCC unroll 2
+      for (int b = 0; b < Blocks; ++b) {
+        const __m256 w = _mm256_set1_ps(weights[h * weights_stride + s] * scales[b]);
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) acc[h][4 * b + c] = _mm256_fmadd_ps(w, values[4 * b + c], acc[h][4 * b + c]);
+      }
+  }
+  for (int h = 0; h < Heads; ++h)
+    for (int c = 0; c < Chunks; ++c) _mm256_storeu_ps(out + h * out_stride + 8 * c, acc[h][c]);
+}
+#endif
+}  // namespace
+
+void weighted_q8_0_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const std::byte* rows,
+                            int64_t count, int64_t row_bytes, int64_t width, float* out, int64_t out_stride) {
+  if (count == 0) {
+    for (int64_t h = 0; h < heads; ++h) std::fill_n(out + h * out_stride, width, 0.0f);
+    return;
+  }
+  const int64_t blocks = width / kQ8Values;
+#ifdef SNAPSTREAM_AVX2
+  // Two blocks (64 columns) a pass for one head at a time, or one block for two heads.
+  for (int64_t b = 0; b < blocks;) {
+    const std::byte* block_rows = rows + b * kQ8Bytes;
+    float* block_out = out + b * kQ8Values;
+    if (b + 2 <= blocks) {
+      for (int64_t h = 0; h < heads; ++h)
+        q8_head_columns<2, 1>(weights + h * weights_stride, weights_stride, block_rows, count, row_bytes,
+                              block_out + h * out_stride, out_stride);
+      b += 2;
+      continue;
+    }
+    int64_t h = 0;
+    for (; h + 2 <= heads; h += 2)
+      q8_head_columns<1, 2>(weights + h * weights_stride, weights_stride, block_rows, count, row_bytes,
+                            block_out + h * out_stride, out_stride);
+    if (h < heads)
+      q8_head_columns<1, 1>(weights + h * weights_stride, weights_stride, block_rows, count, row_bytes,
+                            block_out + h * out_stride, out_stride);
+    b += 1;
+  }
+#else
+  for (int64_t h = 0; h < heads; ++h) {
+    const float* w = weights + h * weights_stride;
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t i = 0; i < kQ8Values; ++i) {
+        float sum = 0.0f;
+        for (int64_t s = 0; s < count; ++s) {
+          const std::byte* block = rows + s * row_bytes + b * kQ8Bytes;
+          if (w[s] != 0.0f) sum += w[s] * q8_scale(block) * q8_value(block, i);
+        }
+        out[h * out_stride + b * kQ8Values + i] = sum;
+      }
+  }
+#endif
+}
+
 void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const float* rows, int64_t count,
                        int64_t stride, int64_t width, float* out, int64_t out_stride) {
   head_sums(weights, weights_stride, heads, rows, count, stride, width, out, out_stride);

@@ -1,6 +1,7 @@
 // The value side of attention: a weighted sum of rows, accumulated in registers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/cpu/float_isa.h"
@@ -21,6 +22,12 @@ void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t hea
 // The same over rows of f16 values (`stride` values apart), widened as they are read.
 void weighted_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const uint16_t* rows, int64_t count,
                        int64_t stride, int64_t width, float* out, int64_t out_stride);
+
+// The same over Q8_0 cache rows (`row_bytes` apart; width a multiple of 32, blocks of an f16
+// scale and 32 int8 values): each row's weight times a block's scale multiplies the block's
+// values, read where they lie.
+void weighted_q8_0_row_sums(const float* weights, int64_t weights_stride, int64_t heads, const std::byte* rows,
+                            int64_t count, int64_t row_bytes, int64_t width, float* out, int64_t out_stride);
 
 SNAPSTREAM_FLOAT_ISA_END
 }  // namespace snapstream::kernels::cpu

@@ -3,7 +3,9 @@
 // Only the float kernels' own copies include this (cpu/float_isa.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/cpu/float_isa.h"
 #include "kernels/dtype.h"
@@ -23,9 +25,26 @@ SNAPSTREAM_FLOAT_ISA_BEGIN
 inline float widen(float value) { return value; }
 inline float widen(uint16_t f16_bits) { return f16_to_f32(f16_bits); }
 
+// Q8_0 blocks: an f16 scale, then 32 int8 values.
+inline constexpr int64_t kQ8Values = 32, kQ8Bytes = 34;
+inline float q8_scale(const std::byte* block) {
+  uint16_t bits;
+  std::memcpy(&bits, block, 2);
+#ifdef __F16C__
+  return _cvtsh_ss(bits);
+#else
+  return f16_to_f32(bits);
+#endif
+}
+inline float q8_value(const std::byte* block, int64_t i) { return static_cast<float>(static_cast<int8_t>(block[2 + i])); }
+
 #ifdef SNAPSTREAM_AVX2
 inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
 inline __m256 load8(const uint16_t* f16) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(f16))); }
+// Eight int8 values as f32.
+inline __m256 load8_int8(const std::byte* q) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q))));
+}
 #endif
 
 SNAPSTREAM_FLOAT_ISA_END

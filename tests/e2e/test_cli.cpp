@@ -184,7 +184,8 @@ TEST_CASE("a refused argument names what is accepted and exits 2", "[e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
   const auto model = " --model " + shell_quote((*models / "stories260K.gguf").string());
-  const std::pair<std::string, std::string> cases[] = {{"--kv-dtype f8", "'f8' is not one of f16|f32"},
+  const std::pair<std::string, std::string> cases[] = {{"--kv-dtype f8", "'f8' is not one of f16|f32|q8_0"},
+                                                      {"--kv-dtype q8_0", "heads have 8; use --kv-dtype f16"},
                                                       {"--pool median", "'median' is not one of avg|max"},
                                                       {"--positions shifted", "'shifted' is not one of original|reindexed"},
                                                       {"--no-such-option", "no-such-option"}};

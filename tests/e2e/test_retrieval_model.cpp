@@ -1,5 +1,6 @@
 // The committed retrieval model (training/): the file is the one training/README.md names by its
-// sha256, and through the real binary it answers every retrieval task's questions with the full cache.
+// sha256, and through the real binary it answers every retrieval task's questions with the full
+// cache, stored as f32 or as q8_0.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <fstream>
@@ -54,15 +55,18 @@ TEST_CASE("the committed retrieval model is the file training/README.md names", 
   CHECK(sum.out.substr(0, 64) == named[1].str());
 }
 
-TEST_CASE("the committed retrieval model answers every task's questions with the full cache", "[e2e][retrieval]") {
+TEST_CASE("the committed retrieval model answers every task's questions with the full cache, f32 or q8_0", "[e2e][retrieval]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
+  // q8_0 keeps each cached key and value to 8 bits a value; a trained model's answers must survive it.
+  const std::string kv_dtype = GENERATE("f32", "q8_0");
+  INFO("--kv-dtype " << kv_dtype);
   test::TempDir dir;
   // Seed 3 is none of the training seeds (training/recipe.sh).
   const auto result = test::run_command(
       test::shell_quote(test::snapstream_binary().string()) + " eval --model " + test::shell_quote(kModel.string()) +
       " --haystack-model " + test::shell_quote((*models / "stories260K.gguf").string()) +
-      " --task niah,multikey,multiquery,multivalue,vt --contexts 1024 --documents 20 --generate 40 --policies full --seed 3 --out " +
+      " --task niah,multikey,multiquery,multivalue,vt --contexts 1024 --documents 20 --generate 40 --policies full --seed 3 --kv-dtype " + kv_dtype + " --out " +
       test::shell_quote(dir.path().string()));
   INFO(result.out << result.err);
   REQUIRE(result.exit_code == 0);

@@ -1,8 +1,9 @@
 // Masked decode attention against a naive evaluation over exactly the live slots plus the token,
 // including sequences that claim only part of the capacity and slots scored with shifted queries,
-// for caches stored in f32 and in f16.
+// for caches stored in f32, f16 and Q8_0.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -14,8 +15,10 @@ using namespace snapstream::kernels;
 
 TEST_CASE("decode attention over a masked cache matches the naive formula", "[decode_attention]") {
   ThreadPool pool(2);
-  const DType kv_dtype = GENERATE(DType::F32, DType::F16);
-  const AttentionShape shape = GENERATE(AttentionShape{4, 2, 8}, AttentionShape{2, 2, 16}, AttentionShape{6, 1, 4}, AttentionShape{8, 1, 64}, AttentionShape{3, 3, 100});
+  const DType kv_dtype = GENERATE(DType::F32, DType::F16, DType::Q8_0);
+  const AttentionShape shape = GENERATE(AttentionShape{4, 2, 8}, AttentionShape{2, 2, 16}, AttentionShape{6, 1, 4}, AttentionShape{8, 1, 64},
+                                        AttentionShape{3, 3, 100}, AttentionShape{4, 2, 32});
+  if (!kv_dtype_error(kv_dtype, shape.head_dim).empty()) return;  // Q8_0 heads come in blocks of 32
   const int64_t capacity = GENERATE(0, 1, 9, 70);
   const int64_t batch = 3;
   std::mt19937 rng(11);
@@ -54,12 +57,22 @@ TEST_CASE("decode attention over a masked cache matches the naive formula", "[de
         std::fill_n(keys[b].begin() + (kv * capacity + s) * shape.head_dim, shape.head_dim, nan);
       }
   std::vector<int64_t> shifted_ends = {0, 0, capacity / 3};
-  // The cache as stored; an f16 cache's values, widened back, are what the reference reads.
+  // The cache as stored; an f16 or Q8_0 cache's values, widened back, are what the reference reads.
+  // Quantising NaN has no meaning, so an empty Q8_0 row gets NaN scales and its integers 1.
   std::vector<std::vector<std::byte>> stored_keys, stored_values;
+  const auto row_size = static_cast<size_t>(row_bytes(kv_dtype, shape.head_dim));
   auto store = [&](std::vector<float>& rows) {
-    std::vector<std::byte> bytes(rows.size() * static_cast<size_t>(KvRows::element_bytes(kv_dtype)));
+    std::vector<std::byte> bytes(rows.size() / static_cast<size_t>(shape.head_dim) * row_size);
     for (size_t r = 0; r * shape.head_dim < rows.size(); ++r) {
-      std::byte* row = bytes.data() + r * shape.head_dim * KvRows::element_bytes(kv_dtype);
+      std::byte* row = bytes.data() + r * row_size;
+      if (kv_dtype == DType::Q8_0 && std::isnan(rows[r * shape.head_dim])) {
+        for (size_t block = 0; block < row_size; block += 34) {
+          std::fill_n(row + block, 34, std::byte{1});
+          const uint16_t nan_bits = 0x7E00;
+          std::memcpy(row + block, &nan_bits, 2);
+        }
+        continue;
+      }
       store_row(rows.data() + r * shape.head_dim, kv_dtype, shape.head_dim, row);
       load_row(row, kv_dtype, shape.head_dim, rows.data() + r * shape.head_dim);
     }

@@ -1,4 +1,5 @@
-// f16 and bf16 conversions: known encodings, round trips and rounding, one value and whole cache rows.
+// f16 and bf16 conversions: known encodings, round trips and rounding, one value and whole cache
+// rows; Q8_0 cache rows and which head widths each cache type takes.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -9,6 +10,8 @@
 #include "kernels/dequantize.h"
 #include "kernels/dtype.h"
 #include "kernels/kv_entries.h"
+#include "kernels/quantize.h"
+#include "tests/support/random_values.h"
 
 using namespace snapstream::kernels;
 
@@ -103,4 +106,40 @@ TEST_CASE("cache rows stored as f16 round as f32_to_f16 does, and load back as f
     const float expected = f16_to_f32(stored);
     REQUIRE(std::memcmp(&loaded[static_cast<size_t>(i)], &expected, sizeof expected) == 0);
   }
+}
+
+TEST_CASE("cache rows stored as Q8_0 hold quantize_row's blocks and load back within half a step", "[dtype]") {
+  for (const int64_t head_dim : {int64_t{32}, int64_t{64}, int64_t{128}}) {
+    INFO(head_dim << " values");
+    auto values = snapstream::test::random_values(static_cast<size_t>(head_dim), static_cast<uint32_t>(head_dim));
+    values[3] = -40.0f;
+    std::vector<std::byte> row(static_cast<size_t>(row_bytes(DType::Q8_0, head_dim))), expected(row.size());
+    REQUIRE(row.size() == static_cast<size_t>(head_dim / 32 * 34));
+    store_row(values.data(), DType::Q8_0, head_dim, row.data());
+    quantize_row(DType::Q8_0, values.data(), head_dim, expected.data());
+    REQUIRE(row == expected);
+    std::vector<float> loaded(static_cast<size_t>(head_dim));
+    load_row(row.data(), DType::Q8_0, head_dim, loaded.data());
+    for (int64_t block = 0; block < head_dim / 32; ++block) {
+      uint16_t scale_bits;
+      std::memcpy(&scale_bits, row.data() + 34 * block, 2);
+      const float scale = f16_to_f32(scale_bits);
+      for (int64_t i = 32 * block; i < 32 * (block + 1); ++i) {
+        // Half a step of the grid, and the f16 rounding of the scale times the largest integer.
+        const float bound = 0.5f * scale + 127.0f * scale * 0x1p-11f;
+        REQUIRE(std::abs(loaded[static_cast<size_t>(i)] - values[static_cast<size_t>(i)]) <= bound);
+      }
+    }
+  }
+}
+
+TEST_CASE("a cache type refuses head widths it cannot store, saying what to use instead", "[dtype]") {
+  CHECK(kv_dtype_error(DType::F32, 8).empty());
+  CHECK(kv_dtype_error(DType::F16, 8).empty());
+  CHECK(kv_dtype_error(DType::Q8_0, 64).empty());
+  CHECK_THAT(kv_dtype_error(DType::Q8_0, 8), Catch::Contains("blocks of 32") && Catch::Contains("--kv-dtype f16"));
+  CHECK_THAT(kv_dtype_error(DType::Q4_K, 256), Catch::Contains("not q4_k"));
+  std::vector<float> values(8, 1.0f);
+  std::vector<std::byte> row(64);
+  CHECK_THROWS_WITH(store_row(values.data(), DType::Q8_0, 8, row.data()), Catch::Contains("blocks of 32"));
 }

@@ -1,7 +1,8 @@
 // Every copy of the float kernels the CPU runs (cpu/float_kernels.h), not only the one chosen:
 // the dot products, weighted sums, prefill GEMM and attention products against double-precision
 // references at odd lengths, the tile and eight-row forms against single dot products bit for bit within a copy,
-// score scaling and the f16 row conversions bit for bit across copies, and exp within 2 ulp
+// score scaling, the f16 row conversions and Q8_0 widening bit for bit across copies (and the
+// latter against dequantize_row), and exp within 2 ulp
 // everywhere and bit for bit across the copies with fused multiply-adds, as their headers promise.
 #include <catch2/catch.hpp>
 
@@ -16,7 +17,9 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dot.h"
 #include "kernels/cpu/float_kernels.h"
+#include "kernels/dequantize.h"
 #include "kernels/dtype.h"
+#include "kernels/quantize.h"
 #include "tests/support/random_values.h"
 
 using namespace snapstream::kernels;
@@ -248,5 +251,36 @@ TEST_CASE("score scaling and f16 rows give the same bits in every copy, exp in e
     CHECK(same(exp, fused_exp));
     CHECK(same(shifted, fused_shifted));
     CHECK(std::memcmp(&sum, &fused_sum, sizeof sum) == 0);
+  }
+}
+
+TEST_CASE("Q8_0 blocks narrow to quantize_row's bytes and widen to dequantize_row's bits in every copy", "[float_kernels]") {
+  constexpr int64_t kBlocks = 9, kValues = 32 * kBlocks;
+  auto values = random_values(static_cast<size_t>(kValues), 19);
+  values[40] = 1e4f;  // one block whose scale is set by a single large value
+  std::fill_n(values.begin() + 64, 32, 0.0f);  // one of zeros
+  // One whose scale is exactly 1 (its largest magnitude 127), so its values' halves are ties,
+  // which round away from zero; and one with -0.
+  for (int64_t i = 0; i < 32; ++i) values[static_cast<size_t>(96 + i)] = static_cast<float>(i - 16) + (i % 2 ? 0.5f : -0.5f);
+  values[96] = -127.0f;
+  values[97] = -0.0f;
+  // And blocks holding NaN and infinity, which take quantize_row's own path.
+  values[130] = std::numeric_limits<float>::quiet_NaN();
+  values[170] = -std::numeric_limits<float>::infinity();
+  std::vector<std::byte> blocks(static_cast<size_t>(row_bytes(DType::Q8_0, kValues)));
+  quantize_row(DType::Q8_0, values.data(), kValues, blocks.data());
+  std::vector<float> expected(static_cast<size_t>(kValues));
+  dequantize_row(DType::Q8_0, blocks.data(), kValues, expected.data());
+  for (const FloatKernels* copy : runnable_float_kernels()) {
+    INFO("copy " << copy->isa);
+    std::vector<std::byte> narrowed(blocks.size());
+    copy->narrow_q8_0_blocks(values.data(), kBlocks, narrowed.data());
+    for (int64_t b = 0; b < kBlocks; ++b) {
+      INFO("block " << b);
+      CHECK(std::memcmp(narrowed.data() + 34 * b, blocks.data() + 34 * b, 34) == 0);
+    }
+    std::vector<float> widened(static_cast<size_t>(kValues), -1.0f);
+    copy->widen_q8_0_blocks(blocks.data(), kBlocks, widened.data());
+    CHECK(std::memcmp(widened.data(), expected.data(), widened.size() * sizeof(float)) == 0);
   }
 }
