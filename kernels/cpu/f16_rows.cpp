@@ -37,8 +37,7 @@ void narrow_f16_row(const float* values, int64_t n, std::byte* f16) {
 }
 
 void narrow_q8_0_blocks(const float* values, int64_t blocks, std::byte* q8_0) {
-  constexpr int64_t kValues = 32, kBytes = 2 + kValues;
-  for (int64_t b = 0; b < blocks; ++b, values += kValues, q8_0 += kBytes) {
+  for (int64_t b = 0; b < blocks; ++b, values += kQ8Values, q8_0 += kQ8Bytes) {
 #ifdef SNAPSTREAM_AVX2
     __m256 v[4];
     const __m256 sign = _mm256_set1_ps(-0.0f);
@@ -77,25 +76,18 @@ void narrow_q8_0_blocks(const float* values, int64_t blocks, std::byte* q8_0) {
       continue;
     }
 #endif
-    quantize_row(DType::Q8_0, values, kValues, q8_0);
+    quantize_row(DType::Q8_0, values, kQ8Values, q8_0);
   }
 }
 
 void widen_q8_0_blocks(const std::byte* q8_0, int64_t blocks, float* out) {
-  constexpr int64_t kValues = 32, kBytes = 2 + kValues;
-  for (int64_t b = 0; b < blocks; ++b, q8_0 += kBytes, out += kValues) {
-    uint16_t bits;
-    std::memcpy(&bits, q8_0, 2);
-    const float scale = f16_to_f32(bits);
-    const auto* q = reinterpret_cast<const int8_t*>(q8_0 + 2);
+  for (int64_t b = 0; b < blocks; ++b, q8_0 += kQ8Bytes, out += kQ8Values) {
+    const float scale = q8_scale(q8_0);
 #ifdef SNAPSTREAM_AVX2
-    const __m256 scales = _mm256_set1_ps(scale);
-    for (int64_t i = 0; i < kValues; i += 8) {
-      const __m256i eight = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + i)));
-      _mm256_storeu_ps(out + i, _mm256_mul_ps(scales, _mm256_cvtepi32_ps(eight)));
-    }
+    for (int64_t i = 0; i < kQ8Values; i += 8)
+      _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_set1_ps(scale), load8_int8(q8_0 + 2 + i)));
 #else
-    for (int64_t i = 0; i < kValues; ++i) out[i] = scale * static_cast<float>(q[i]);
+    for (int64_t i = 0; i < kQ8Values; ++i) out[i] = scale * q8_value(q8_0, i);
 #endif
   }
 }
