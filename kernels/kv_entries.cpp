@@ -2,7 +2,6 @@
 #include "kernels/kv_entries.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "kernels/cpu/f16_rows.h"
 #include "kernels/dequantize.h"
