@@ -1,9 +1,10 @@
 // Every copy of the float kernels the CPU runs (cpu/float_kernels.h), not only the one chosen:
 // the dot products, weighted sums, prefill GEMM and attention products against double-precision
 // references at odd lengths, the tile and eight-row forms against single dot products bit for bit within a copy,
-// score scaling, the f16 row conversions and Q8_0 widening bit for bit across copies (and the
-// latter against dequantize_row), and exp within 2 ulp
-// everywhere and bit for bit across the copies with fused multiply-adds, as their headers promise.
+// the Q8_0 cache-row products and weighted sums against double-precision sums of the widened rows,
+// score scaling and the f16 row conversions bit for bit across copies, Q8_0 blocks narrowed to
+// quantize_row's bytes and widened to dequantize_row's bits, and exp within 2 ulp everywhere and
+// bit for bit across the copies with fused multiply-adds, as their headers promise.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -133,6 +134,41 @@ TEST_CASE("each copy's weighted row sums match double-precision sums, f32 and f1
                       exact_sum(weights.data() + h * count, 1, rows.data() + d, stride, count));
           CHECK(out_half[static_cast<size_t>(h * width + d)] == out[static_cast<size_t>(h * width + d)]);
         }
+    }
+  }
+}
+
+TEST_CASE("each copy's Q8_0 row products and weighted sums match double-precision sums of the widened rows",
+          "[float_kernels]") {
+  for (const FloatKernels* copy : runnable_float_kernels()) {
+    for (const int64_t width : {32, 64, 96, 128}) {
+      INFO("copy " << copy->isa << ", width " << width);
+      const int64_t count = 11, bytes = row_bytes(DType::Q8_0, width);
+      const auto values = random_values(static_cast<size_t>(count * width), 21);
+      std::vector<std::byte> rows(static_cast<size_t>(count * bytes));
+      for (int64_t s = 0; s < count; ++s) quantize_row(DType::Q8_0, values.data() + s * width, width, rows.data() + s * bytes);
+      std::vector<float> widened(values.size());
+      for (int64_t s = 0; s < count; ++s) dequantize_row(DType::Q8_0, rows.data() + s * bytes, width, widened.data() + s * width);
+      const auto x = random_values(static_cast<size_t>(width), 22);
+
+      float rows8[8];
+      copy->dot_q8_0_rows8(rows.data(), bytes, x.data(), width, rows8);
+      for (int64_t s = 0; s < 8; ++s) {
+        const float single = copy->dot_q8_0(rows.data() + s * bytes, x.data(), width);
+        check_close(single, exact_sum(widened.data() + s * width, 1, x.data(), 1, width));
+        CHECK(rows8[s] == single);
+      }
+      // Two heads, then five: the kernels pair heads where they can. Zero weights skip a row.
+      for (const int64_t heads : {int64_t{2}, int64_t{5}}) {
+        auto weights = random_values(static_cast<size_t>(heads * count), 23);
+        for (int64_t h = 0; h < heads; ++h) weights[static_cast<size_t>(h * count + 3)] = 0.0f;
+        std::vector<float> out(static_cast<size_t>(heads * width));
+        copy->weighted_q8_0_row_sums(weights.data(), count, heads, rows.data(), count, bytes, width, out.data(), width);
+        for (int64_t h = 0; h < heads; ++h)
+          for (int64_t d = 0; d < width; ++d)
+            check_close(out[static_cast<size_t>(h * width + d)],
+                        exact_sum(weights.data() + h * count, 1, widened.data() + d, width, count));
+      }
     }
   }
 }
