@@ -43,9 +43,10 @@ void dot_f16_rows8(const uint16_t* rows, int64_t stride, const float* x, int64_t
 
 // A Q8_0 cache row of n values (n a multiple of 32: blocks of an f16 scale and 32 int8 values)
 // against one vector: each block's products summed (with AVX2 in one 8-lane chain), times its
-// scale, added to the total (with AVX2 an 8-lane one, then a horizontal sum). dot_q8_0_rows8 sums eight rows (`row_bytes` apart)
-// the same way, out[s] = dot_q8_0(row s, x, n) bit for bit. Reading the 8-bit values where they
-// lie is what makes a Q8_0 cache cheaper to read than f16, not just smaller.
+// scale, added to the total (with AVX2 an 8-lane one, then a horizontal sum). dot_q8_0_rows8
+// sums eight rows (`row_bytes` apart) the same way, out[s] = dot_q8_0(row s, x, n) bit for bit.
+// The 8-bit values are read where they lie: widening each head's rows into an f32 buffer first
+// made llama-110m's decode attention at 16 sequences twice as slow as over f16 rows.
 float dot_q8_0(const std::byte* row, const float* x, int64_t n);
 void dot_q8_0_rows8(const std::byte* rows, int64_t row_bytes, const float* x, int64_t n, float* out);
 

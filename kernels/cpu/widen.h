@@ -30,7 +30,7 @@ inline constexpr int64_t kQ8Values = 32, kQ8Bytes = 34;
 inline float q8_scale(const std::byte* block) {
   uint16_t bits;
   std::memcpy(&bits, block, 2);
-#ifdef __F16C__
+#ifdef SNAPSTREAM_AVX2
   return _cvtsh_ss(bits);
 #else
   return f16_to_f32(bits);
