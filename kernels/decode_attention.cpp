@@ -41,6 +41,15 @@ const T* row_at(const T* rows, int64_t s, int64_t hd) {
   return rows + s * hd;
 }
 const std::byte* row_at(const std::byte* rows, int64_t s, int64_t hd) { return rows + s * row_bytes(DType::Q8_0, hd); }
+// Bytes of one such row (computed, not measured between pointers: an empty cache's are null).
+template <typename T>
+int64_t row_size(int64_t hd) {
+  return hd * static_cast<int64_t>(sizeof(T));
+}
+template <>
+int64_t row_size<std::byte>(int64_t hd) {
+  return row_bytes(DType::Q8_0, hd);
+}
 
 void rows8(const float* rows, int64_t hd, const float* q, float* out) { cpu::dot_f32_rows8(rows, hd, q, hd, out); }
 void rows8(const uint16_t* rows, int64_t hd, const float* q, float* out) { cpu::dot_f16_rows8(rows, hd, q, hd, out); }
@@ -102,11 +111,8 @@ void score_group(const float* q, int64_t group, const T* keys, const T* values, 
   if constexpr (head8_rows<T>)
     if (hd == cpu::kHead8Width && cpu::head8_scores_available())
       return cpu::score_keys_head8(q, group, keys, extent, scores, scores_stride);
-  const auto bytes_of = [&](int64_t rows) {
-    return static_cast<int64_t>(reinterpret_cast<const char*>(row_at(keys, rows, hd)) - reinterpret_cast<const char*>(keys));
-  };
-  const int64_t distance = std::max(kPrefetchAhead, kPrefetchAheadBytes / bytes_of(1));
-  const int64_t block_bytes = bytes_of(kKeysPerBlock);
+  const int64_t distance = std::max(kPrefetchAhead, kPrefetchAheadBytes / row_size<T>(hd));
+  const int64_t block_bytes = kKeysPerBlock * row_size<T>(hd);
   int64_t s = 0;
   for (; s + kKeysPerBlock <= extent; s += kKeysPerBlock) {
     const auto* ahead = reinterpret_cast<const char*>(row_at(keys, std::min(s + distance, extent - kKeysPerBlock), hd));
