@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/cpu/q8_k_blocks.h"
+
 namespace snapstream::kernels {
 namespace {
 
@@ -71,15 +73,9 @@ void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, Quan
   const int64_t blocks = n / row.block;
   row.q.resize(static_cast<size_t>(n));
   row.scales.resize(static_cast<size_t>(blocks));
-  for (int64_t b = 0; b < blocks; ++b) {
-    int8_t* q = row.q.data() + b * row.block;
-    float& scale = row.scales[static_cast<size_t>(b)];
-    if (row.block == 32)
-      quantize_q8_0_block(x + b * row.block, row.block, q, scale);
-    else
-      quantize_q8_k_block(x + b * row.block, row.block, q, scale);
-  }
   if (row.block == 32) {
+    for (int64_t b = 0; b < blocks; ++b)
+      quantize_q8_0_block(x + b * row.block, row.block, row.q.data() + b * row.block, row.scales[static_cast<size_t>(b)]);
     row.biased.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
       row.biased[static_cast<size_t>(i)] = static_cast<uint8_t>(row.q[static_cast<size_t>(i)] + 128);
@@ -92,11 +88,7 @@ void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, Quan
     return;
   }
   row.sums16.resize(static_cast<size_t>(n / 16));
-  for (int64_t j = 0; j < n / 16; ++j) {
-    int sum = 0;
-    for (int i = 0; i < 16; ++i) sum += row.q[static_cast<size_t>(16 * j + i)];
-    row.sums16[static_cast<size_t>(j)] = static_cast<int16_t>(sum);
-  }
+  cpu::quantize_q8_k_blocks(x, blocks, row.q.data(), row.scales.data(), row.sums16.data());
 }
 
 int64_t activation_block(DType weight_dtype) {

@@ -50,9 +50,7 @@ void narrow_q8_0_blocks(const float* values, int64_t blocks, std::byte* q8_0) {
       largest = _mm256_max_ps(largest, magnitude);
     }
     if (finite == 0xFF) {
-      __m128 half = _mm_max_ps(_mm256_castps256_ps128(largest), _mm256_extractf128_ps(largest, 1));
-      half = _mm_max_ps(half, _mm_movehl_ps(half, half));
-      const float amax = _mm_cvtss_f32(_mm_max_ss(half, _mm_shuffle_ps(half, half, 0x55)));
+      const float amax = horizontal_max(largest);
       // quantize_row's steps: the scale amax / 127 stored as f16, values times its f32 inverse
       // rounded half away from zero (lround) and clamped to ±127.
       const float d = amax / 127.0f, inverse = d != 0.0f ? 1.0f / d : 0.0f;

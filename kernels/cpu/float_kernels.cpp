@@ -7,6 +7,7 @@
 #include "kernels/cpu/f16_rows.h"
 #include "kernels/cpu/gemm_f32.h"
 #include "kernels/cpu/head8.h"
+#include "kernels/cpu/q8_k_blocks.h"
 #include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
 
@@ -116,6 +117,9 @@ void narrow_q8_0_blocks(const float* values, int64_t blocks, std::byte* q8_0) {
 }
 void widen_q8_0_blocks(const std::byte* q8_0, int64_t blocks, float* out) {
   float_kernels().widen_q8_0_blocks(q8_0, blocks, out);
+}
+void quantize_q8_k_blocks(const float* x, int64_t blocks, int8_t* q, float* scales, int16_t* sums16) {
+  float_kernels().quantize_q8_k_blocks(x, blocks, q, scales, sums16);
 }
 
 void gemm_f32(const float* x, int64_t m, const float* w, int64_t rows, int64_t cols, float* y, int64_t ldy) {

@@ -45,6 +45,17 @@ inline __m256 load8(const uint16_t* f16) { return _mm256_cvtph_ps(_mm_loadu_si12
 inline __m256 load8_int8(const std::byte* q) {
   return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q))));
 }
+// The largest and the smallest of eight lanes.
+inline float horizontal_max(__m256 v) {
+  __m128 half = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  half = _mm_max_ps(half, _mm_movehl_ps(half, half));
+  return _mm_cvtss_f32(_mm_max_ss(half, _mm_shuffle_ps(half, half, 0x55)));
+}
+inline float horizontal_min(__m256 v) {
+  __m128 half = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  half = _mm_min_ps(half, _mm_movehl_ps(half, half));
+  return _mm_cvtss_f32(_mm_min_ss(half, _mm_shuffle_ps(half, half, 0x55)));
+}
 #endif
 
 SNAPSTREAM_FLOAT_ISA_END

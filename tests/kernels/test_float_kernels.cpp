@@ -3,10 +3,12 @@
 // references at odd lengths, the tile and eight-row forms against single dot products bit for bit within a copy,
 // the Q8_0 cache-row products and weighted sums against double-precision sums of the widened rows,
 // score scaling and the f16 row conversions bit for bit across copies, Q8_0 blocks narrowed to
-// quantize_row's bytes and widened to dequantize_row's bits, and exp within 2 ulp everywhere and
-// bit for bit across the copies with fused multiply-adds, as their headers promise.
+// quantize_row's bytes and widened to dequantize_row's bits, Q8_K activation blocks rounded to
+// quantize_q8_k_block's bytes, and exp within 2 ulp everywhere and bit for bit across the copies
+// with fused multiply-adds, as their headers promise.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +19,7 @@
 
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dot.h"
+#include "kernels/activation_rounding.h"
 #include "kernels/cpu/float_kernels.h"
 #include "kernels/dequantize.h"
 #include "kernels/dtype.h"
@@ -318,5 +321,54 @@ TEST_CASE("Q8_0 blocks narrow to quantize_row's bytes and widen to dequantize_ro
     std::vector<float> widened(static_cast<size_t>(kValues), -1.0f);
     copy->widen_q8_0_blocks(blocks.data(), kBlocks, widened.data());
     CHECK(std::memcmp(widened.data(), expected.data(), widened.size() * sizeof(float)) == 0);
+  }
+}
+
+TEST_CASE("Q8_K activation blocks round as quantize_q8_k_block does, with their sixteen-value sums, in every copy",
+          "[float_kernels]") {
+  constexpr int64_t kBlock = 256, kBlocks = 10, kValues = kBlock * kBlocks;
+  auto values = random_values(static_cast<size_t>(kValues), 23);
+  auto block = [&](int64_t b) { return values.begin() + b * kBlock; };
+  for (int64_t i = 0; i < kBlock; ++i) block(1)[i] *= 1e-3f;
+  // The largest magnitude held by a positive and a negative value, the negative first, then the
+  // positive first: the first holder sets the scale's sign.
+  block(2)[10] = -4.0f;
+  block(2)[200] = 4.0f;
+  block(3)[5] = 4.0f;
+  block(3)[9] = -4.0f;
+  std::fill(block(4), block(5), 0.0f);
+  std::fill(block(5), block(6), -0.0f);
+  // Halves between integers once scaled (the extreme -127 makes the scale 1), which round to even.
+  for (int64_t i = 0; i < kBlock; ++i) block(6)[i] = static_cast<float>(i % 200 - 100) + 0.5f;
+  block(6)[0] = -127.0f;
+  for (int64_t i = 0; i < kBlock; ++i) block(7)[i] = -std::fabs(block(7)[i]);  // no positive value
+  block(8)[77] = std::numeric_limits<float>::quiet_NaN();
+  block(9)[3] = std::numeric_limits<float>::infinity();
+
+  std::vector<int8_t> expected_q(static_cast<size_t>(kValues));
+  std::vector<float> expected_scales(static_cast<size_t>(kBlocks));
+  std::vector<int16_t> expected_sums(static_cast<size_t>(kValues / 16));
+  for (int64_t b = 0; b < kBlocks; ++b)
+    quantize_q8_k_block(values.data() + b * kBlock, kBlock, expected_q.data() + b * kBlock,
+                        expected_scales[static_cast<size_t>(b)]);
+  for (int64_t j = 0; j < kValues / 16; ++j) {
+    int sum = 0;
+    for (int64_t i = 0; i < 16; ++i) sum += expected_q[static_cast<size_t>(16 * j + i)];
+    expected_sums[static_cast<size_t>(j)] = static_cast<int16_t>(sum);
+  }
+  CHECK(expected_scales[2] > 0.0f);  // -4 first: it maps to -127
+  CHECK(expected_scales[3] < 0.0f);
+  for (const FloatKernels* copy : runnable_float_kernels()) {
+    INFO("copy " << copy->isa);
+    std::vector<int8_t> q(static_cast<size_t>(kValues), 99);
+    std::vector<float> scales(static_cast<size_t>(kBlocks), -1.0f);
+    std::vector<int16_t> sums(static_cast<size_t>(kValues / 16), 999);
+    copy->quantize_q8_k_blocks(values.data(), kBlocks, q.data(), scales.data(), sums.data());
+    for (int64_t b = 0; b < kBlocks; ++b) {
+      INFO("block " << b);
+      CHECK(std::memcmp(&scales[static_cast<size_t>(b)], &expected_scales[static_cast<size_t>(b)], sizeof(float)) == 0);
+      CHECK(std::memcmp(q.data() + b * kBlock, expected_q.data() + b * kBlock, kBlock) == 0);
+      CHECK(std::memcmp(sums.data() + b * 16, expected_sums.data() + b * 16, 16 * sizeof(int16_t)) == 0);
+    }
   }
 }
