@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/cpu/q8_k_blocks.h"
+#include "kernels/cpu/activation_blocks.h"
 
 namespace snapstream::kernels {
 namespace {
@@ -74,17 +74,9 @@ void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, Quan
   row.q.resize(static_cast<size_t>(n));
   row.scales.resize(static_cast<size_t>(blocks));
   if (row.block == 32) {
-    for (int64_t b = 0; b < blocks; ++b)
-      quantize_q8_0_block(x + b * row.block, row.block, row.q.data() + b * row.block, row.scales[static_cast<size_t>(b)]);
     row.biased.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i)
-      row.biased[static_cast<size_t>(i)] = static_cast<uint8_t>(row.q[static_cast<size_t>(i)] + 128);
     row.bias_offsets.resize(static_cast<size_t>(blocks));
-    for (int64_t b = 0; b < blocks; ++b) {
-      int32_t sum = 0;
-      for (int64_t i = 0; i < 32; ++i) sum += row.q[static_cast<size_t>(32 * b + i)];
-      row.bias_offsets[static_cast<size_t>(b)] = -128 * sum;
-    }
+    cpu::quantize_q8_0_blocks(x, blocks, row.q.data(), row.scales.data(), row.biased.data(), row.bias_offsets.data());
     return;
   }
   row.sums16.resize(static_cast<size_t>(n / 16));

@@ -66,11 +66,7 @@ void narrow_q8_0_blocks(const float* values, int64_t blocks, std::byte* q8_0) {
         const __m256 rounded = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(whole, step), _mm256_set1_ps(-127.0f)), _mm256_set1_ps(127.0f));
         integers[c] = _mm256_cvttps_epi32(rounded);
       }
-      // Packing works within 128-bit halves; the permutation puts the four dwords of each
-      // group of eight values back in order.
-      const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(integers[0], integers[1]), _mm256_packs_epi32(integers[2], integers[3]));
-      const __m256i ordered = _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q8_0 + 2), ordered);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q8_0 + 2), pack_int8(integers));
       continue;
     }
 #endif

@@ -7,7 +7,7 @@
 #include "kernels/cpu/f16_rows.h"
 #include "kernels/cpu/gemm_f32.h"
 #include "kernels/cpu/head8.h"
-#include "kernels/cpu/q8_k_blocks.h"
+#include "kernels/cpu/activation_blocks.h"
 #include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
 
@@ -120,6 +120,10 @@ void widen_q8_0_blocks(const std::byte* q8_0, int64_t blocks, float* out) {
 }
 void quantize_q8_k_blocks(const float* x, int64_t blocks, int8_t* q, float* scales, int16_t* sums16) {
   float_kernels().quantize_q8_k_blocks(x, blocks, q, scales, sums16);
+}
+void quantize_q8_0_blocks(const float* x, int64_t blocks, int8_t* q, float* scales, uint8_t* biased,
+                          int32_t* bias_offsets) {
+  float_kernels().quantize_q8_0_blocks(x, blocks, q, scales, biased, bias_offsets);
 }
 
 void gemm_f32(const float* x, int64_t m, const float* w, int64_t rows, int64_t cols, float* y, int64_t ldy) {

@@ -1,9 +1,10 @@
 // The float kernels (dot products, weighted sums, score scaling, exp, the head-8 attention loops,
-// f16 row conversions, prefill's GEMM and attention products) are built once per instruction set
-// and chosen at run time from the CPU's features, as the integer dot products are: a build for a
-// baseline CPU (the portable Docker image) still runs them at the speed of the CPU it finds. The
-// functions in dot.h, weighted_sum.h, score_row.h, exp_row.h, head8.h, f16_rows.h, q8_k_blocks.h and gemm_f32.h
-// forward to the chosen copy.
+// f16 row conversions, activation rows rounded for the integer products, prefill's GEMM and
+// attention products) are built once per instruction set and chosen at run time from the CPU's
+// features, as the integer dot products are: a build for a baseline CPU (the portable Docker
+// image) still runs them at the speed of the CPU it finds. The functions in dot.h,
+// weighted_sum.h, score_row.h, exp_row.h, head8.h, f16_rows.h, activation_blocks.h and
+// gemm_f32.h forward to the chosen copy.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +46,7 @@ struct FloatKernels {
   void (*narrow_q8_0_blocks)(const float*, int64_t, std::byte*);
   void (*widen_q8_0_blocks)(const std::byte*, int64_t, float*);
   void (*quantize_q8_k_blocks)(const float*, int64_t, int8_t*, float*, int16_t*);
+  void (*quantize_q8_0_blocks)(const float*, int64_t, int8_t*, float*, uint8_t*, int32_t*);
   void (*gemm_f32)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
   void (*attention_scores_f32)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float, float*);
   void (*attention_values_f32)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t);

@@ -6,7 +6,7 @@
 #include "kernels/cpu/float_kernels.h"
 #include "kernels/cpu/gemm_f32.h"
 #include "kernels/cpu/head8.h"
-#include "kernels/cpu/q8_k_blocks.h"
+#include "kernels/cpu/activation_blocks.h"
 #include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
 
@@ -57,6 +57,7 @@ const FloatKernels kFloatKernels{
     narrow_q8_0_blocks,
     widen_q8_0_blocks,
     quantize_q8_k_blocks,
+    quantize_q8_0_blocks,
     gemm_f32,
     attention_scores_f32,
     attention_values_f32,

@@ -1,5 +1,6 @@
 // Stored f32 and f16 values as f32, eight lanes at a time (copies built for AVX2+FMA+F16C) or one
-// at a time: the loads the dot and weighted-sum kernels share, so both read a row type the same way.
+// at a time: the loads the dot and weighted-sum kernels share, so both read a row type the same
+// way, and the lane reductions and int8 packing the block conversions share.
 // Only the float kernels' own copies include this (cpu/float_isa.h).
 #pragma once
 
@@ -55,6 +56,13 @@ inline float horizontal_min(__m256 v) {
   __m128 half = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   half = _mm_min_ps(half, _mm_movehl_ps(half, half));
   return _mm_cvtss_f32(_mm_min_ss(half, _mm_shuffle_ps(half, half, 0x55)));
+}
+// 32 int32 values in [-128, 127] as int8, in order: packing works within 128-bit halves, and the
+// permutation puts each group of four back in place.
+inline __m256i pack_int8(const __m256i (&integers)[4]) {
+  const __m256i packed =
+      _mm256_packs_epi16(_mm256_packs_epi32(integers[0], integers[1]), _mm256_packs_epi32(integers[2], integers[3]));
+  return _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 #endif
 

@@ -1,11 +1,12 @@
 // Every copy of the float kernels the CPU runs (cpu/float_kernels.h), not only the one chosen:
 // the dot products, weighted sums, prefill GEMM and attention products against double-precision
-// references at odd lengths, the tile and eight-row forms against single dot products bit for bit within a copy,
-// the Q8_0 cache-row products and weighted sums against double-precision sums of the widened rows,
-// score scaling and the f16 row conversions bit for bit across copies, Q8_0 blocks narrowed to
-// quantize_row's bytes and widened to dequantize_row's bits, Q8_K activation blocks rounded to
-// quantize_q8_k_block's bytes, and exp within 2 ulp everywhere and bit for bit across the copies
-// with fused multiply-adds, as their headers promise.
+// references at odd lengths, the tile and eight-row forms against single dot products bit for bit
+// within a copy, the Q8_0 cache-row products and weighted sums against double-precision sums of
+// the widened rows, score scaling and the f16 row conversions bit for bit across copies, Q8_0
+// blocks narrowed to quantize_row's bytes and widened to dequantize_row's bits, Q8_K and Q8_0
+// activation blocks rounded to quantize_q8_k_block's and quantize_q8_0_block's bytes, and exp
+// within 2 ulp everywhere and bit for bit across the copies with fused multiply-adds, as their
+// headers promise.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -369,6 +370,50 @@ TEST_CASE("Q8_K activation blocks round as quantize_q8_k_block does, with their 
       CHECK(std::memcmp(&scales[static_cast<size_t>(b)], &expected_scales[static_cast<size_t>(b)], sizeof(float)) == 0);
       CHECK(std::memcmp(q.data() + b * kBlock, expected_q.data() + b * kBlock, kBlock) == 0);
       CHECK(std::memcmp(sums.data() + b * 16, expected_sums.data() + b * 16, 16 * sizeof(int16_t)) == 0);
+    }
+  }
+}
+
+TEST_CASE("Q8_0 activation blocks round as quantize_q8_0_block does, with their biased copies, in every copy",
+          "[float_kernels]") {
+  constexpr int64_t kBlock = 32, kBlocks = 7, kValues = kBlock * kBlocks;
+  auto values = random_values(static_cast<size_t>(kValues), 29);
+  auto block = [&](int64_t b) { return values.begin() + b * kBlock; };
+  std::fill(block(1), block(2), 0.0f);
+  std::fill(block(2), block(3), -0.0f);
+  // Halves between integers once scaled (largest magnitude 127, so the scale is 1): ties to even.
+  for (int64_t i = 0; i < kBlock; ++i) block(3)[i] = static_cast<float>(i * 7 % 200 - 100) + 0.5f;
+  block(3)[4] = 127.0f;
+  block(4)[0] = 3e4f;  // one large value sets the scale
+  block(5)[31] = -std::numeric_limits<float>::infinity();
+  block(6)[12] = std::numeric_limits<float>::quiet_NaN();
+
+  std::vector<int8_t> expected_q(static_cast<size_t>(kValues));
+  std::vector<float> expected_scales(static_cast<size_t>(kBlocks));
+  std::vector<int32_t> expected_offsets(static_cast<size_t>(kBlocks));
+  for (int64_t b = 0; b < kBlocks; ++b) {
+    quantize_q8_0_block(values.data() + b * kBlock, kBlock, expected_q.data() + b * kBlock,
+                        expected_scales[static_cast<size_t>(b)]);
+    int32_t sum = 0;
+    for (int64_t i = 0; i < kBlock; ++i) sum += expected_q[static_cast<size_t>(b * kBlock + i)];
+    expected_offsets[static_cast<size_t>(b)] = -128 * sum;
+  }
+  for (const FloatKernels* copy : runnable_float_kernels()) {
+    INFO("copy " << copy->isa);
+    std::vector<int8_t> q(static_cast<size_t>(kValues), 99);
+    std::vector<uint8_t> biased(static_cast<size_t>(kValues), 7);
+    std::vector<float> scales(static_cast<size_t>(kBlocks), -1.0f);
+    std::vector<int32_t> offsets(static_cast<size_t>(kBlocks), 12345);
+    copy->quantize_q8_0_blocks(values.data(), kBlocks, q.data(), scales.data(), biased.data(), offsets.data());
+    for (int64_t b = 0; b < kBlocks; ++b) {
+      INFO("block " << b);
+      CHECK(std::memcmp(&scales[static_cast<size_t>(b)], &expected_scales[static_cast<size_t>(b)], sizeof(float)) == 0);
+      CHECK(std::memcmp(q.data() + b * kBlock, expected_q.data() + b * kBlock, kBlock) == 0);
+      CHECK(offsets[static_cast<size_t>(b)] == expected_offsets[static_cast<size_t>(b)]);
+      for (int64_t i = 0; i < kBlock; ++i) {
+        const auto at = static_cast<size_t>(b * kBlock + i);
+        CHECK(biased[at] == static_cast<uint8_t>(expected_q[at] + 128));
+      }
     }
   }
 }

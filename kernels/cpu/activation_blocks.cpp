@@ -1,6 +1,7 @@
-// Q8_K activation blocks: the largest magnitude from a running maximum and minimum, then one
-// multiply, round and narrow per eight values, the sixteen-value sums taken from the same lanes.
-#include "kernels/cpu/q8_k_blocks.h"
+// Q8_K and Q8_0 activation blocks: the largest magnitude from running maxima (and, for Q8_K's
+// signed extreme, a running minimum), then one multiply, round and narrow per eight values, the
+// blocks' integer sums taken from the same lanes.
+#include "kernels/cpu/activation_blocks.h"
 
 #include <cmath>
 #include <cstring>
@@ -13,7 +14,7 @@ namespace snapstream::kernels::cpu {
 SNAPSTREAM_FLOAT_ISA_BEGIN
 namespace {
 
-constexpr int64_t kBlock = 256, kSumRun = 16;
+constexpr int64_t kBlock = 256, kSumRun = 16;  // Q8_K
 
 void sum_runs(const int8_t* q, int16_t* sums16) {
   for (int64_t j = 0; j < kBlock / kSumRun; ++j) {
@@ -23,9 +24,19 @@ void sum_runs(const int8_t* q, int16_t* sums16) {
   }
 }
 
-void scalar_block(const float* x, int8_t* q, float& scale, int16_t* sums16) {
+void scalar_q8_k_block(const float* x, int8_t* q, float& scale, int16_t* sums16) {
   quantize_q8_k_block(x, kBlock, q, scale);
   sum_runs(q, sums16);
+}
+
+void scalar_q8_0_block(const float* x, int8_t* q, float& scale, uint8_t* biased, int32_t& bias_offset) {
+  quantize_q8_0_block(x, kQ8Values, q, scale);
+  int32_t sum = 0;
+  for (int64_t i = 0; i < kQ8Values; ++i) {
+    biased[i] = static_cast<uint8_t>(q[i] + 128);
+    sum += q[i];
+  }
+  bias_offset = -128 * sum;
 }
 
 #ifdef SNAPSTREAM_AVX2
@@ -36,7 +47,7 @@ int32_t horizontal_sum(__m256i v) {
 }
 
 // False for a block holding NaN or infinity, which is left to the scalar path.
-bool vector_block(const float* x, int8_t* q, float& scale, int16_t* sums16) {
+bool vector_q8_k_block(const float* x, int8_t* q, float& scale, int16_t* sums16) {
   const __m256 sign = _mm256_set1_ps(-0.0f), finite_limit = _mm256_set1_ps(std::numeric_limits<float>::max());
   __m256 high = _mm256_setzero_ps(), low = _mm256_setzero_ps();
   int finite = 0xFF;
@@ -75,12 +86,36 @@ bool vector_block(const float* x, int8_t* q, float& scale, int16_t* sums16) {
     }
     sums16[i / kSumRun] = static_cast<int16_t>(horizontal_sum(_mm256_add_epi32(integers[0], integers[1])));
     sums16[i / kSumRun + 1] = static_cast<int16_t>(horizontal_sum(_mm256_add_epi32(integers[2], integers[3])));
-    // Packing works within 128-bit halves; the permutation puts each group of four back in order.
-    const __m256i packed =
-        _mm256_packs_epi16(_mm256_packs_epi32(integers[0], integers[1]), _mm256_packs_epi32(integers[2], integers[3]));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i),
-                        _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), pack_int8(integers));
   }
+  return true;
+}
+
+bool vector_q8_0_block(const float* x, int8_t* q, float& scale, uint8_t* biased, int32_t& bias_offset) {
+  const __m256 sign = _mm256_set1_ps(-0.0f), finite_limit = _mm256_set1_ps(std::numeric_limits<float>::max());
+  __m256 values[4];
+  __m256 largest = _mm256_setzero_ps();
+  int finite = 0xFF;
+  for (int c = 0; c < 4; ++c) {
+    values[c] = _mm256_loadu_ps(x + 8 * c);
+    const __m256 magnitude = _mm256_andnot_ps(sign, values[c]);
+    finite &= _mm256_movemask_ps(_mm256_cmp_ps(magnitude, finite_limit, _CMP_LE_OQ));
+    largest = _mm256_max_ps(largest, magnitude);
+  }
+  if (finite != 0xFF) return false;
+  const float amax = horizontal_max(largest);
+  const float inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
+  scale = f16_to_f32(f32_to_f16(amax / 127.0f));
+  __m256i integers[4];
+  for (int c = 0; c < 4; ++c) {
+    const __m256 product = _mm256_mul_ps(values[c], _mm256_set1_ps(inverse));
+    integers[c] = _mm256_cvttps_epi32(_mm256_round_ps(product, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  bias_offset = -128 * horizontal_sum(_mm256_add_epi32(_mm256_add_epi32(integers[0], integers[1]),
+                                                       _mm256_add_epi32(integers[2], integers[3])));
+  const __m256i packed = pack_int8(integers);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), packed);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(biased), _mm256_xor_si256(packed, _mm256_set1_epi8(static_cast<char>(0x80))));
   return true;
 }
 #endif
@@ -90,9 +125,19 @@ bool vector_block(const float* x, int8_t* q, float& scale, int16_t* sums16) {
 void quantize_q8_k_blocks(const float* x, int64_t blocks, int8_t* q, float* scales, int16_t* sums16) {
   for (int64_t b = 0; b < blocks; ++b, x += kBlock, q += kBlock, sums16 += kBlock / kSumRun) {
 #ifdef SNAPSTREAM_AVX2
-    if (vector_block(x, q, scales[b], sums16)) continue;
+    if (vector_q8_k_block(x, q, scales[b], sums16)) continue;
 #endif
-    scalar_block(x, q, scales[b], sums16);
+    scalar_q8_k_block(x, q, scales[b], sums16);
+  }
+}
+
+void quantize_q8_0_blocks(const float* x, int64_t blocks, int8_t* q, float* scales, uint8_t* biased,
+                          int32_t* bias_offsets) {
+  for (int64_t b = 0; b < blocks; ++b, x += kQ8Values, q += kQ8Values, biased += kQ8Values) {
+#ifdef SNAPSTREAM_AVX2
+    if (vector_q8_0_block(x, q, scales[b], biased, bias_offsets[b])) continue;
+#endif
+    scalar_q8_0_block(x, q, scales[b], biased, bias_offsets[b]);
   }
 }
 
