@@ -14,10 +14,11 @@ namespace snapstream::kernels::cpu {
 SNAPSTREAM_FLOAT_ISA_BEGIN
 namespace {
 
-constexpr int64_t kBlock = 256, kSumRun = 16;  // Q8_K
+// Q8_K blocks, and the runs of values QuantisedRow::sums16 sums.
+constexpr int64_t kQ8KValues = 256, kSumRun = 16;
 
 void sum_runs(const int8_t* q, int16_t* sums16) {
-  for (int64_t j = 0; j < kBlock / kSumRun; ++j) {
+  for (int64_t j = 0; j < kQ8KValues / kSumRun; ++j) {
     int sum = 0;
     for (int64_t i = 0; i < kSumRun; ++i) sum += q[kSumRun * j + i];
     sums16[j] = static_cast<int16_t>(sum);
@@ -25,7 +26,7 @@ void sum_runs(const int8_t* q, int16_t* sums16) {
 }
 
 void scalar_q8_k_block(const float* x, int8_t* q, float& scale, int16_t* sums16) {
-  quantize_q8_k_block(x, kBlock, q, scale);
+  quantize_q8_k_block(x, kQ8KValues, q, scale);
   sum_runs(q, sums16);
 }
 
@@ -51,7 +52,7 @@ bool vector_q8_k_block(const float* x, int8_t* q, float& scale, int16_t* sums16)
   const __m256 sign = _mm256_set1_ps(-0.0f), finite_limit = _mm256_set1_ps(std::numeric_limits<float>::max());
   __m256 high = _mm256_setzero_ps(), low = _mm256_setzero_ps();
   int finite = 0xFF;
-  for (int64_t i = 0; i < kBlock; i += 8) {
+  for (int64_t i = 0; i < kQ8KValues; i += 8) {
     const __m256 v = _mm256_loadu_ps(x + i);
     finite &= _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, v), finite_limit, _CMP_LE_OQ));
     high = _mm256_max_ps(high, v);
@@ -68,18 +69,19 @@ bool vector_q8_k_block(const float* x, int8_t* q, float& scale, int16_t* sums16)
     extreme = x[first];
   }
   if (extreme == 0.0f) {
-    std::memset(q, 0, kBlock);
-    std::memset(sums16, 0, sizeof(int16_t) * (kBlock / kSumRun));
+    std::memset(q, 0, kQ8KValues);
+    std::memset(sums16, 0, sizeof(int16_t) * (kQ8KValues / kSumRun));
     scale = 0.0f;
     return true;
   }
   const float inverse = -127.0f / extreme;
   scale = 1.0f / inverse;
   const __m256 factor = _mm256_set1_ps(inverse), top = _mm256_set1_ps(127.0f);
-  for (int64_t i = 0; i < kBlock; i += 32) {
+  for (int64_t i = 0; i < kQ8KValues; i += 32) {
     __m256i integers[4];
     for (int c = 0; c < 4; ++c) {
-      // A multiply, then a round: fused, the product would not be rounded first as the scalar path's is.
+      // A multiply, then a round: fused, the product would not be rounded first as the scalar
+      // path's is.
       const __m256 product = _mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * c), factor);
       const __m256 rounded = _mm256_round_ps(product, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
       integers[c] = _mm256_cvttps_epi32(_mm256_min_ps(rounded, top));
@@ -115,7 +117,8 @@ bool vector_q8_0_block(const float* x, int8_t* q, float& scale, uint8_t* biased,
                                                        _mm256_add_epi32(integers[2], integers[3])));
   const __m256i packed = pack_int8(integers);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), packed);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(biased), _mm256_xor_si256(packed, _mm256_set1_epi8(static_cast<char>(0x80))));
+  const __m256i flip_sign = _mm256_set1_epi8(static_cast<char>(0x80));  // q + 128 as an unsigned byte
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(biased), _mm256_xor_si256(packed, flip_sign));
   return true;
 }
 #endif
@@ -123,7 +126,7 @@ bool vector_q8_0_block(const float* x, int8_t* q, float& scale, uint8_t* biased,
 }  // namespace
 
 void quantize_q8_k_blocks(const float* x, int64_t blocks, int8_t* q, float* scales, int16_t* sums16) {
-  for (int64_t b = 0; b < blocks; ++b, x += kBlock, q += kBlock, sums16 += kBlock / kSumRun) {
+  for (int64_t b = 0; b < blocks; ++b, x += kQ8KValues, q += kQ8KValues, sums16 += kQ8KValues / kSumRun) {
 #ifdef SNAPSTREAM_AVX2
     if (vector_q8_k_block(x, q, scales[b], sums16)) continue;
 #endif
