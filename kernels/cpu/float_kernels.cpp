@@ -1,13 +1,13 @@
 // Chooses the copy of the float kernels the CPU runs, once, and forwards every entry point to it.
 #include "kernels/cpu/float_kernels.h"
 
+#include "kernels/cpu/activation_blocks.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dot.h"
 #include "kernels/cpu/exp_row.h"
 #include "kernels/cpu/f16_rows.h"
 #include "kernels/cpu/gemm_f32.h"
 #include "kernels/cpu/head8.h"
-#include "kernels/cpu/activation_blocks.h"
 #include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
 

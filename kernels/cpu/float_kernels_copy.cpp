@@ -1,12 +1,12 @@
 // One copy's table of float kernels, compiled once per instruction set beside the kernels it lists
 // (SNAPSTREAM_FLOAT_ISA names the copy).
+#include "kernels/cpu/activation_blocks.h"
 #include "kernels/cpu/dot.h"
 #include "kernels/cpu/exp_row.h"
 #include "kernels/cpu/f16_rows.h"
 #include "kernels/cpu/float_kernels.h"
 #include "kernels/cpu/gemm_f32.h"
 #include "kernels/cpu/head8.h"
-#include "kernels/cpu/activation_blocks.h"
 #include "kernels/cpu/score_row.h"
 #include "kernels/cpu/weighted_sum.h"
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/activation_rounding.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dot.h"
-#include "kernels/activation_rounding.h"
 #include "kernels/cpu/float_kernels.h"
 #include "kernels/dequantize.h"
 #include "kernels/dtype.h"
