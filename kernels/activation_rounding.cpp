@@ -65,7 +65,12 @@ void quantize_q8_0_block(const float* x, int64_t n, int8_t* q, float& scale) {
   for (int64_t i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i]));
   const float inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
   scale = f16_to_f32(f32_to_f16(amax / 127.0f));
-  for (int64_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(std::nearbyint(x[i] * inverse));
+  for (int64_t i = 0; i < n; ++i) {
+    // NaN has no integer (nor has an infinity times the zero inverse an infinite amax gives), and
+    // converting it would be undefined: it rounds to 0.
+    const float rounded = std::nearbyint(x[i] * inverse);
+    q[i] = rounded == rounded ? static_cast<int8_t>(std::clamp(rounded, -127.0f, 127.0f)) : int8_t{0};
+  }
 }
 
 void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, QuantisedRow& row) {

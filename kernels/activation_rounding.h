@@ -25,6 +25,7 @@ void round_activations(DType weight_dtype, const float* x, int64_t rows, int64_t
 void quantize_q8_k_block(const float* x, int64_t n, int8_t* q, float& scale);
 // One Q8_0 block of n <= 32 values: q = x · 127 / amax rounded to nearest even, and the scale
 // amax / 127 as its f16 rounding (what the block stores). round_activations' Q8_0 grid is scale · q.
+// A NaN value gives 0, as does every value of a block holding an infinity.
 void quantize_q8_0_block(const float* x, int64_t n, int8_t* q, float& scale);
 
 // An activation row on its grid as integers, for the integer dot products: value i is
