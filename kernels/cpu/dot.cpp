@@ -186,6 +186,17 @@ inline __m256 q8_block_products(const std::byte* block, const __m256 (&x)[4]) {
   for (int c = 1; c < 4; ++c) sum = _mm256_fmadd_ps(load8_int8(block + 2 + 8 * c), x[c], sum);
   return sum;
 }
+#ifdef __AVX512F__
+// The same with sixteen lanes, x's block given as two halves.
+inline __m512 q8_block_products16(const std::byte* block, __m512 x0, __m512 x1) {
+  return _mm512_fmadd_ps(load16_int8(block + 18), x1, _mm512_mul_ps(load16_int8(block + 2), x0));
+}
+inline __m512 q8_block_products16(const std::byte* block, const float* x) {
+  return q8_block_products16(block, _mm512_loadu_ps(x), _mm512_loadu_ps(x + 16));
+}
+// Sixteen lanes folded to eight, for the eight-lane reductions.
+inline __m256 half_sum(__m512 v) { return _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1)); }
+#endif
 inline void load_block_x(const float* x, __m256 (&out)[4]) {
 #pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) out[c] = _mm256_loadu_ps(x + 8 * c);
@@ -194,7 +205,15 @@ inline void load_block_x(const float* x, __m256 (&out)[4]) {
 #endif
 
 float dot_q8_0(const std::byte* row, const float* x, int64_t n) {
-#ifdef SNAPSTREAM_AVX2
+#ifdef __AVX512F__
+  // dot_q8_0_rows8's steps for one row, so a key scores the same bits either way.
+  __m512 total = _mm512_setzero_ps();
+  for (int64_t b = 0; b < n / kQ8Values; ++b) {
+    const std::byte* block = row + b * kQ8Bytes;
+    total = _mm512_fmadd_ps(_mm512_set1_ps(q8_scale(block)), q8_block_products16(block, x + b * kQ8Values), total);
+  }
+  return horizontal_sum(half_sum(total));
+#elif defined(SNAPSTREAM_AVX2)
   __m256 total = _mm256_setzero_ps();
   for (int64_t b = 0; b < n / kQ8Values; ++b) {
     const std::byte* block = row + b * kQ8Bytes;
@@ -216,7 +235,25 @@ float dot_q8_0(const std::byte* row, const float* x, int64_t n) {
 }
 
 void dot_q8_0_rows8(const std::byte* rows, int64_t row_bytes, const float* x, int64_t n, float* out) {
-#ifdef SNAPSTREAM_AVX2
+#ifdef __AVX512F__
+  // Sixteen values an instruction: with eight, widening the int8 values rather than reading them
+  // set the pace (a 16-sequence step read its Q8_0 cache at 10-21 GB/s, its f16 cache at 19-29).
+  __m512 acc[8];
+#pragma GCC unroll 8
+  for (auto& a : acc) a = _mm512_setzero_ps();
+  for (int64_t b = 0; b < n / kQ8Values; ++b) {
+    const __m512 x0 = _mm512_loadu_ps(x + b * kQ8Values), x1 = _mm512_loadu_ps(x + b * kQ8Values + 16);
+#pragma GCC unroll 8
+    for (int s = 0; s < 8; ++s) {
+      const std::byte* block = rows + s * row_bytes + b * kQ8Bytes;
+      acc[s] = _mm512_fmadd_ps(_mm512_set1_ps(q8_scale(block)), q8_block_products16(block, x0, x1), acc[s]);
+    }
+  }
+  __m256 halves[8];
+#pragma GCC unroll 8
+  for (int s = 0; s < 8; ++s) halves[s] = half_sum(acc[s]);
+  horizontal_sums8(halves, out);
+#elif defined(SNAPSTREAM_AVX2)
   __m256 acc[8];
 #pragma GCC unroll 8
   for (auto& a : acc) a = _mm256_setzero_ps();

@@ -122,39 +122,62 @@ void head_sums(const float* weights, int64_t weights_stride, int64_t heads, cons
 
 namespace {
 #ifdef SNAPSTREAM_AVX2
-// Blocks x 4 chunks of columns for Heads heads side by side (at most eight accumulators, as
-// head_columns keeps), a row skipped when every head's weight for it is zero.
+#ifdef __AVX512F__
+// The avx512 copy widens sixteen values an instruction (as dot_q8_0_rows8 does, and for the same
+// reason).
+using Q8Lanes = __m512;
+constexpr int kQ8LaneWidth = 16;
+inline Q8Lanes q8_lanes_zero() { return _mm512_setzero_ps(); }
+inline Q8Lanes q8_lanes_load(const std::byte* q) { return load16_int8(q); }
+inline Q8Lanes q8_lanes_fmadd(float w, Q8Lanes v, Q8Lanes acc) { return _mm512_fmadd_ps(_mm512_set1_ps(w), v, acc); }
+inline void q8_lanes_store(float* out, Q8Lanes v) { _mm512_storeu_ps(out, v); }
+#else
+using Q8Lanes = __m256;
+constexpr int kQ8LaneWidth = 8;
+inline Q8Lanes q8_lanes_zero() { return _mm256_setzero_ps(); }
+inline Q8Lanes q8_lanes_load(const std::byte* q) { return load8_int8(q); }
+inline Q8Lanes q8_lanes_fmadd(float w, Q8Lanes v, Q8Lanes acc) { return _mm256_fmadd_ps(_mm256_set1_ps(w), v, acc); }
+inline void q8_lanes_store(float* out, Q8Lanes v) { _mm256_storeu_ps(out, v); }
+#endif
+
+// Blocks whole blocks of columns for Heads heads side by side (at most eight accumulators of
+// eight lanes, as head_columns keeps), a row skipped when every head's weight for it is zero.
 template <int Blocks, int Heads>
 void q8_head_columns(const float* weights, int64_t weights_stride, const std::byte* rows, int64_t count, int64_t row_bytes,
                      float* out, int64_t out_stride) {
-  constexpr int Chunks = 4 * Blocks;
-  __m256 acc[Heads][Chunks];
+  constexpr int kChunksPerBlock = kQ8Values / kQ8LaneWidth;
+  constexpr int Chunks = kChunksPerBlock * Blocks;
+  Q8Lanes acc[Heads][Chunks];
   for (auto& head : acc)
-    for (auto& a : head) a = _mm256_setzero_ps();
+    for (auto& a : head) a = q8_lanes_zero();
   for (int64_t s = 0; s < count; ++s) {
     bool any = false;
     for (int h = 0; h < Heads; ++h) any |= weights[h * weights_stride + s] != 0.0f;
     if (!any) continue;
     const std::byte* row = rows + s * row_bytes;
-    __m256 values[Chunks];
+    Q8Lanes values[Chunks];
     float scales[Blocks];
 #pragma GCC unroll 2
     for (int b = 0; b < Blocks; ++b) {
       scales[b] = q8_scale(row + b * kQ8Bytes);
 #pragma GCC unroll 4
-      for (int c = 0; c < 4; ++c) values[4 * b + c] = load8_int8(row + b * kQ8Bytes + 2 + 8 * c);
+      for (int c = 0; c < kChunksPerBlock; ++c)
+        values[kChunksPerBlock * b + c] = q8_lanes_load(row + b * kQ8Bytes + 2 + kQ8LaneWidth * c);
     }
 #pragma GCC unroll 2
     for (int h = 0; h < Heads; ++h)
 #pragma GCC unroll 2
       for (int b = 0; b < Blocks; ++b) {
-        const __m256 w = _mm256_set1_ps(weights[h * weights_stride + s] * scales[b]);
+        const float w = weights[h * weights_stride + s] * scales[b];
 #pragma GCC unroll 4
-        for (int c = 0; c < 4; ++c) acc[h][4 * b + c] = _mm256_fmadd_ps(w, values[4 * b + c], acc[h][4 * b + c]);
+        for (int c = 0; c < kChunksPerBlock; ++c) {
+          const int at = kChunksPerBlock * b + c;
+          acc[h][at] = q8_lanes_fmadd(w, values[at], acc[h][at]);
+        }
       }
   }
   for (int h = 0; h < Heads; ++h)
-    for (int c = 0; c < Chunks; ++c) _mm256_storeu_ps(out + h * out_stride + 8 * c, acc[h][c]);
+    for (int c = 0; c < Chunks; ++c) q8_lanes_store(out + h * out_stride + kQ8LaneWidth * c, acc[h][c]);
 }
 #endif
 }  // namespace

@@ -46,6 +46,12 @@ inline __m256 load8(const uint16_t* f16) { return _mm256_cvtph_ps(_mm_loadu_si12
 inline __m256 load8_int8(const std::byte* q) {
   return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q))));
 }
+#ifdef __AVX512F__
+// Sixteen int8 values as f32 (the avx512 copy).
+inline __m512 load16_int8(const std::byte* q) {
+  return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q))));
+}
+#endif
 // The largest and the smallest of eight lanes.
 inline float horizontal_max(__m256 v) {
   __m128 half = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
