@@ -290,7 +290,7 @@ void Engine::run_prefill_chunk(Sequence sequence) {
 }
 
 bool Engine::take_token(Sequence& sequence, const float* logits, int32_t token) {
-  if (is_end_token(model_.tokenizer, token)) {
+  if (!sequence.spec.ignore_eos && is_end_token(model_.tokenizer, token)) {
     release(sequence, FinishReason::Stop);
     return false;
   }

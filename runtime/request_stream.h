@@ -31,6 +31,9 @@ struct RequestSpec {
   int64_t max_tokens = 256;
   SamplingParams sampling;
   int64_t top_logprobs = -1;      // report each token's log-probability and this many alternatives; -1: none
+  // End-of-generation tokens are generated as any other token (their text is empty), so only
+  // max_tokens ends the sequence: completions of a known length, for benchmarks and tests.
+  bool ignore_eos = false;
 };
 
 struct TokenLogprob {

@@ -54,7 +54,7 @@ class Job : public std::enable_shared_from_this<Job> {
 
   void submit() {
     for (const auto& prompt : request_.prompts) {
-      runtime::RequestSpec spec{prompt, request_.max_tokens, request_.sampling, request_.top_logprobs};
+      runtime::RequestSpec spec{prompt, request_.max_tokens, request_.sampling, request_.top_logprobs, request_.ignore_eos};
       Choice choice(context_.tokenizer, static_cast<int64_t>(prompt.size()), request_.stop, prompt.back());
       if (request_.echo) choice.text_offset = static_cast<int64_t>(prompt_text(choices_.size()).size());
       try {

@@ -249,6 +249,7 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     }
   }
   if (chat) check_chat_output_fields(j);
+  if (const json* ignore_eos = field(j, "ignore_eos")) r.ignore_eos = boolean(*ignore_eos, "ignore_eos");
   if (const json* stream = field(j, "stream")) r.stream = boolean(*stream, "stream");
   if (const json* options = field(j, "stream_options")) {
     // OpenAI and vLLM refuse options for a stream that was not asked for, rather than ignore them.

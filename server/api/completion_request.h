@@ -25,6 +25,7 @@ struct CompletionRequest {
   std::vector<std::string> stop;              // stop strings, never returned
   int64_t top_logprobs = -1;                  // alternatives per token to report; -1: no logprobs
   bool echo = false;                          // completions: return the prompt before the text
+  bool ignore_eos = false;                    // as vLLM's and llama.cpp's servers: only max_tokens or a stop string ends
   bool stream = false;
   bool include_usage = false;                 // stream_options.include_usage
 };

@@ -149,6 +149,31 @@ TEST_CASE("serve answers every endpoint over curl, streaming and not, and exits 
   CHECK(exit_code == 0);
 }
 
+TEST_CASE("ignore_eos runs a completion past the end-of-text token to max_tokens", "[e2e][server]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", model_path(*models)});
+  // The greedy story ends itself; with ignore_eos it runs on to max_tokens, its text first.
+  const std::string whole_story = R"({"prompt": "Once upon a time", "max_tokens": 400, "temperature": 0)";
+  auto [ended, ended_status] = curl(server, "/v1/completions", whole_story + "}");
+  REQUIRE(ended_status == 200);
+  const auto ended_answer = json::parse(ended);
+  REQUIRE(ended_answer.at("choices").at(0).at("finish_reason") == "stop");
+  const int64_t story_tokens = ended_answer.at("usage").at("completion_tokens");
+  const std::string longer = R"({"prompt": "Once upon a time", "temperature": 0, "ignore_eos": true, "max_tokens": )" +
+                             std::to_string(story_tokens + 8) + "}";
+  auto [through, through_status] = curl(server, "/v1/completions", longer);
+  REQUIRE(through_status == 200);
+  const auto through_answer = json::parse(through);
+  CHECK(through_answer.at("choices").at(0).at("finish_reason") == "length");
+  CHECK(through_answer.at("usage").at("completion_tokens") == story_tokens + 8);
+  const std::string story = ended_answer.at("choices").at(0).at("text");
+  CHECK(through_answer.at("choices").at(0).at("text").get<std::string>().rfind(story, 0) == 0);
+  const int exit_code = server.stop();
+  INFO(server.log());
+  CHECK(exit_code == 0);
+}
+
 TEST_CASE("greedy completions through the server equal snapstream generate on the golden prompts", "[e2e][server]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;

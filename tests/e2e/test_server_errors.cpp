@@ -67,6 +67,7 @@ TEST_CASE("bad requests get the right status and error body, and the server carr
       {"stream_options not an object", "POST", c, R"({"prompt": "a", "stream": true, "stream_options": 1})", 400},
       {"too many logprobs", "POST", c, R"({"prompt": "a", "logprobs": 100})", 400},
       {"echo as a string", "POST", c, R"({"prompt": "a", "echo": "true"})", 400},
+      {"ignore_eos as a number", "POST", c, R"({"prompt": "a", "ignore_eos": 1})", 400},
       {"fractional seed", "POST", c, R"({"prompt": "a", "seed": 1.5})", 400},
       {"user as a number", "POST", c, R"({"prompt": "a", "user": 7})", 400},
       {"invalid UTF-8", "POST", c, "{\"prompt\": \"bad \xff\xfe bytes\"}", 400},

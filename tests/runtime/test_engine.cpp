@@ -147,6 +147,34 @@ TEST_CASE("a cancelled request frees its slot and the next request starts clean"
   CHECK(queued->finish_reason() != FinishReason::Cancelled);
 }
 
+TEST_CASE("ignore_eos generates through the end-of-text token up to max_tokens", "[engine]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  kernels::ThreadPool pool(2);
+  GenerationOptions options;
+  options.max_tokens = 400;
+  RequestSpec spec;
+  spec.prompt_ids = model->tokenizer.encode("Once upon a time", true);
+  const auto alone = generate(*model, pool, spec.prompt_ids, options);
+  // The greedy story ends itself well before the limit; the rest of the test needs that.
+  REQUIRE(alone.finish_reason == "stop");
+  const auto ended_at = static_cast<int64_t>(alone.ids.size());
+
+  Engine engine(*model, pool, EngineOptions{});
+  spec.max_tokens = ended_at + 20;
+  const auto plain = engine.submit(spec);
+  CHECK(plain->collect() == alone.ids);
+  CHECK(plain->finish_reason() == FinishReason::Stop);
+
+  spec.ignore_eos = true;
+  const auto through = engine.submit(spec);
+  const auto ids = through->collect();
+  CHECK(through->finish_reason() == FinishReason::Length);
+  REQUIRE(static_cast<int64_t>(ids.size()) == spec.max_tokens);
+  CHECK(std::equal(alone.ids.begin(), alone.ids.end(), ids.begin()));
+  CHECK(model->tokenizer.ends_generation(ids[static_cast<size_t>(ended_at)]));
+}
+
 TEST_CASE("the engine rejects bad requests and a full queue", "[engine]") {
   const auto model = test::stories_model_or_skip();
   if (!model) return;

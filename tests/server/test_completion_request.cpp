@@ -26,7 +26,7 @@ TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for"
   const auto full = parse_completion_request(
       R"({"model": "m", "prompt": [[1, 2], "hi"], "max_tokens": 5, "temperature": 0, "top_p": 0.5, "top_k": -1,
           "seed": -3, "stop": "x", "logprobs": 2, "echo": true, "stream": true, "stream_options": {"include_usage": true},
-          "n": 1, "user": "u"})",
+          "n": 1, "user": "u", "ignore_eos": true})",
       Endpoint::Completions, context);
   CHECK(full.model == "m");
   CHECK(full.prompts.size() == 2);
@@ -37,6 +37,8 @@ TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for"
   CHECK(full.stop == std::vector<std::string>{"x"});
   CHECK(full.top_logprobs == 2);
   CHECK(full.echo);
+  CHECK(full.ignore_eos);
+  CHECK_FALSE(plain.ignore_eos);
   CHECK(full.include_usage);
 
   const auto chat = parse_completion_request(R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 3,
@@ -70,6 +72,7 @@ TEST_CASE("a bad field is refused with its name", "[completion_request]") {
   CHECK(param_of(R"({"messages": [{"role": "user"}]})", Endpoint::Chat) == "messages[0].content");
   CHECK(param_of(R"({"messages": []})", Endpoint::Chat) == "messages");
   CHECK(param_of("{\"prompt\": \"a\", \"seed\": 1.5}") == "seed");
+  CHECK(param_of(R"({"prompt": "a", "ignore_eos": "yes"})") == "ignore_eos");
   CHECK(param_of(R"({"prompt": "a", "stream_options": {"include_usage": true}})") == "stream_options");
   CHECK(param_of(R"({"prompt": "a", "stream": false, "stream_options": {}})") == "stream_options");
   CHECK(param_of(R"({"prompt": "a", "stream": true, "stream_options": 1})") == "stream_options");
