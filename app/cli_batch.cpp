@@ -51,7 +51,7 @@ void run_batch(const BatchArgs& args) {
   std::vector<std::shared_ptr<runtime::RequestStream>> streams;
   for (const auto& prompt : prompts) {
     prompt_ids.push_back(model->tokenizer.encode(prompt.prompt, true, true));
-    streams.push_back(engine.submit({prompt_ids.back(), prompt.max_tokens, prompt.sampling, -1}));
+    streams.push_back(engine.submit({prompt_ids.back(), prompt.max_tokens, prompt.sampling, -1, prompt.ignore_eos}));
   }
   std::vector<std::vector<int32_t>> outputs;
   int64_t generated = 0;

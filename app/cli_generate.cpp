@@ -27,6 +27,7 @@ struct GenerateArgs {
   int64_t top_k = 0;
   float top_p = 1.0f;
   uint64_t seed = 0;
+  bool ignore_eos = false;
   bool json = false;
   EngineFlags engine;
 };
@@ -43,6 +44,7 @@ void run_generate(const GenerateArgs& args) {
   options.sampling.top_k = args.top_k;
   options.sampling.top_p = args.top_p;
   options.sampling.seed = args.seed;
+  options.ignore_eos = args.ignore_eos;
   options.cache = args.engine.cache;
   options.graphs = plan_for_this_rank(args.engine.graphs);
   // Compiled before anything is printed: a plan the shape cannot take fails with nothing on stdout.
@@ -106,6 +108,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--top-k", args->top_k, "keep the k most likely tokens (0: all)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-p", args->top_p, "nucleus sampling mass in (0, 1]")->check(CLI::Range(0.0f, 1.0f));
   cmd->add_option("--seed", args->seed, "sampling seed");
+  cmd->add_flag("--ignore-eos", args->ignore_eos, "generate through end-of-text tokens: only --max-tokens ends the text");
   cmd->add_flag("--json", args->json, "print one JSON object with ids, text and speeds instead of streaming text");
   add_engine_options(cmd, args->engine);
   cmd->callback([args] { run_generate(*args); });

@@ -36,6 +36,10 @@ std::vector<PromptLine> read_prompt_file(const std::string& path) {
     prompt.sampling.top_p = field<float>(line, "top_p", 1.0f);
     prompt.sampling.seed = field<uint64_t>(line, "seed", 0);
     prompt.sampling.validate();
+    if (line.contains("ignore_eos") && !line.at("ignore_eos").is_null()) {
+      if (!line.at("ignore_eos").is_boolean()) throw runtime::InvalidRequestError("'ignore_eos' must be true or false");
+      prompt.ignore_eos = line.at("ignore_eos").get<bool>();
+    }
     prompts.push_back(std::move(prompt));
   });
   return prompts;

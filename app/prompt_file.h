@@ -13,10 +13,11 @@ struct PromptLine {
   std::string prompt;
   int64_t max_tokens = 256;
   runtime::SamplingParams sampling;
+  bool ignore_eos = false;
 };
 
 // Lines are {"prompt": ..., "max_tokens": ..., "temperature": ..., "top_k": ..., "top_p": ...,
-// "seed": ...}; only "prompt" is required and blank lines are skipped. Throws
+// "seed": ..., "ignore_eos": ...}; only "prompt" is required and blank lines are skipped. Throws
 // InvalidRequestError "FILE:LINE: problem" for the first bad line.
 std::vector<PromptLine> read_prompt_file(const std::string& path);
 

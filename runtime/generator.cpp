@@ -57,7 +57,7 @@ GenerationResult Generator::run(std::span<const int32_t> prompt_ids, const std::
   start = std::chrono::steady_clock::now();
   while (static_cast<int64_t>(result.ids.size()) < max_tokens) {
     const int32_t next = sampler.sample(logits);
-    if (is_end_token(model_.tokenizer, next)) {
+    if (!options_.ignore_eos && is_end_token(model_.tokenizer, next)) {
       result.finish_reason = "stop";
       break;
     }

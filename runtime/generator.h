@@ -21,12 +21,13 @@ struct GenerationOptions {
   SamplingParams sampling;
   SnapStreamConfig cache;  // resolved against the model's context by generate()
   GraphPlan graphs;        // shards and looping; one sequence, so only the batch-1 decode graph
+  bool ignore_eos = false; // end-of-generation tokens are generated as any other: only max_tokens ends
 };
 
 struct GenerationResult {
   std::vector<int32_t> prompt_ids;
   std::vector<int32_t> ids;            // generated ids, without the BOS/EOS that stopped them
-  std::string finish_reason;           // "stop" (EOS or BOS) or "length"
+  std::string finish_reason;           // "stop" (EOS or BOS, unless ignore_eos) or "length"
   std::vector<float> first_logits;     // the logits that chose the first generated token
   double prefill_seconds = 0.0;
   double decode_seconds = 0.0;

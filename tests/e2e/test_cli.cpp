@@ -43,6 +43,58 @@ TEST_CASE("generate --json reproduces every golden case from both model files", 
   }
 }
 
+TEST_CASE("generate --ignore-eos and batch's ignore_eos run a story that ends itself on to the token limit", "[e2e]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  std::ifstream in(*models / "stories260K.golden.json");
+  const auto golden = nlohmann::json::parse(in);
+  nlohmann::json ended;
+  for (const auto& c : golden.at("cases"))
+    if (c.at("finish_reason") == "stop") ended = c;
+  REQUIRE(ended.is_object());
+  const auto greedy = ended.at("greedy_ids").get<std::vector<int32_t>>();
+  const auto limit = static_cast<int64_t>(greedy.size()) + 6;
+  const std::string model = shell_quote((*models / "stories260K.gguf").string());
+  const std::string prompt = ended.at("prompt").get<std::string>();
+
+  const auto result = test::run_command(binary() + " generate --json --ignore-eos --full-cache --model " + model + " --prompt " +
+                                        shell_quote(prompt) + " --max-tokens " + std::to_string(limit));
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto out = nlohmann::json::parse(result.out);
+  const auto ids = out.at("ids").get<std::vector<int32_t>>();
+  CHECK(out.at("finish_reason") == "length");
+  REQUIRE(static_cast<int64_t>(ids.size()) == limit);
+  CHECK(std::equal(greedy.begin(), greedy.end(), ids.begin()));
+
+  test::TempDir dir;
+  {
+    std::ofstream prompts(dir / "prompts.jsonl");
+    prompts << nlohmann::json{{"prompt", prompt}, {"max_tokens", limit}}.dump() << "\n";
+    prompts << nlohmann::json{{"prompt", prompt}, {"max_tokens", limit}, {"ignore_eos", true}}.dump() << "\n";
+  }
+  const auto batch = test::run_command(binary() + " batch --json --full-cache --model " + model + " --prompts " +
+                                       shell_quote((dir / "prompts.jsonl").string()));
+  INFO(batch.err);
+  REQUIRE(batch.exit_code == 0);
+  std::istringstream lines(batch.out);
+  std::string line;
+  REQUIRE(std::getline(lines, line));
+  CHECK(nlohmann::json::parse(line).at("ids") == greedy);
+  CHECK(nlohmann::json::parse(line).at("finish_reason") == "stop");
+  REQUIRE(std::getline(lines, line));
+  CHECK(nlohmann::json::parse(line).at("ids") == ids);
+  CHECK(nlohmann::json::parse(line).at("finish_reason") == "length");
+
+  {
+    std::ofstream bad(dir / "bad.jsonl");
+    bad << "{\"prompt\": \"x\", \"ignore_eos\": \"yes\"}\n";
+  }
+  const auto refused = test::run_command(binary() + " batch --model " + model + " --prompts " + shell_quote((dir / "bad.jsonl").string()));
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("bad.jsonl:1: 'ignore_eos' must be true or false") != std::string::npos);
+}
+
 TEST_CASE("generate streams the prompt and its continuation as text", "[e2e]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
