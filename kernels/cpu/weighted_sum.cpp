@@ -140,8 +140,8 @@ inline Q8Lanes q8_lanes_fmadd(float w, Q8Lanes v, Q8Lanes acc) { return _mm256_f
 inline void q8_lanes_store(float* out, Q8Lanes v) { _mm256_storeu_ps(out, v); }
 #endif
 
-// Blocks whole blocks of columns for Heads heads side by side (at most eight accumulators of
-// eight lanes, as head_columns keeps), a row skipped when every head's weight for it is zero.
+// Blocks whole blocks of columns for Heads heads side by side (at most 64 columns of
+// accumulators, as head_columns keeps), a row skipped when every head's weight for it is zero.
 template <int Blocks, int Heads>
 void q8_head_columns(const float* weights, int64_t weights_stride, const std::byte* rows, int64_t count, int64_t row_bytes,
                      float* out, int64_t out_stride) {
