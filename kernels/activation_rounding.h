@@ -32,7 +32,10 @@ void quantize_q8_0_block(const float* x, int64_t n, int8_t* q, float& scale);
 // scales[i / block] · q[i]. On the Q8_K grid, sums16[j] is the sum of q[16j .. 16j+15]; on the
 // Q8_0 grid (values in [-127, 127]) biased[i] is q[i] + 128, the unsigned operand VNNI takes,
 // and bias_offsets[b] is -128 times the sum of block b's q: what kernels that add 128 to the
-// weights instead (to make them the unsigned operand) take back.
+// weights instead (to make them the unsigned operand) take back. On the Q8_K grid,
+// sub_sum_pairs[4b + k] pairs block b's sums of 32-value sub-blocks (0, 2), (1, 3), (4, 6) and
+// (5, 7) for k = 0..3 as the low and high halves of one word (each sum's magnitude is below 2^15),
+// the order in which the Q4_K row-group kernel pairs the sub-blocks' mins.
 struct QuantisedRow {
   int64_t block = 0;
   std::vector<int8_t> q;
@@ -40,6 +43,7 @@ struct QuantisedRow {
   std::vector<int16_t> sums16;
   std::vector<uint8_t> biased;
   std::vector<int32_t> bias_offsets;
+  std::vector<int32_t> sub_sum_pairs;
 };
 // x has n values, whole blocks of activation_block(weight_dtype) (which must not be 0).
 void quantise_activation_row(DType weight_dtype, const float* x, int64_t n, QuantisedRow& row);

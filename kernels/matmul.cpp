@@ -68,7 +68,8 @@ void integer_matmul(ThreadPool& pool, const float* x, int64_t m, std::span<const
     for (int64_t i = begin; i < end; ++i) {
       QuantisedRow& row = row_storage[i];
       quantise_activation_row(first.dtype, x + i * first.cols, first.cols, row);
-      view_storage[i] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.bias_offsets.data()};
+      view_storage[i] = {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.bias_offsets.data(),
+                        row.sub_sum_pairs.data()};
     }
   }, kQuantiseCostPerValue * first.cols);
   const cpu::QuantisedRowView* row_views = view_storage;

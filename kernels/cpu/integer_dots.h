@@ -20,6 +20,7 @@ struct QuantisedRowView {
   const int16_t* sums16;        // Q8_K grid only
   const uint8_t* biased;        // Q8_0 grid only: q + 128
   const int32_t* bias_offsets;  // Q8_0 grid only: -128 times each block's sum of q
+  const int32_t* sub_sum_pairs; // Q8_K grid only: sub-block sums paired as the Q4_K mins are
 };
 
 // y[i * y_stride + r] = (weight row r) · x[i] for r < rows and i < m. The weight rows lie

@@ -137,20 +137,11 @@ void block_rows(Blocks<G> blocks, const BlockTerms* terms, int64_t b, const Quan
   // Converting sixteen times an integer and dividing by sixteen gives the integer's conversion.
   const __m512 sixteenth = _mm512_set1_ps(1.0f / 16.0f);
   for (int j = 0; j < J; ++j) {
-    alignas(32) int32_t sub_sums[8];  // each 32-value sub-block's activation sum, |sum| < 2^15
-    _mm256_store_si256(reinterpret_cast<__m256i*>(sub_sums),
-                       _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[j].sums16 + 16 * b)),
-                                         _mm256_set1_epi16(1)));
-    __m512i sum_pairs[4];  // sums of sub-blocks (0, 2), (1, 3), (4, 6) and (5, 7), as min_pairs holds their mins
-    for (int k = 0; k < 4; ++k) {
-      const int first = 4 * (k / 2) + k % 2;  // the pair's sub-blocks: first and first + 2
-      sum_pairs[k] = _mm512_set1_epi32(
-          static_cast<int32_t>(static_cast<uint16_t>(sub_sums[first]) | static_cast<uint32_t>(sub_sums[first + 2]) << 16));
-    }
+    const int32_t* sum_pairs = x[j].sub_sum_pairs + 4 * b;  // as min_pairs holds their mins
     const __m512 a = _mm512_set1_ps(x[j].scales[b]);
     for (int g = 0; g < G; ++g) {
       __m512i min_sum = _mm512_setzero_si512();
-      for (int k = 0; k < 4; ++k) min_sum = _mm512_dpwssd_epi32(min_sum, terms[g].min_pairs[k], sum_pairs[k]);
+      for (int k = 0; k < 4; ++k) min_sum = _mm512_dpwssd_epi32(min_sum, terms[g].min_pairs[k], _mm512_set1_epi32(sum_pairs[k]));
       const __m512 value_sum = _mm512_mul_ps(_mm512_cvtepi32_ps(scaled[g][j]), sixteenth);
       const __m512 share = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(terms[g].d, a), value_sum),
                                          _mm512_mul_ps(_mm512_mul_ps(terms[g].dmin, a), _mm512_cvtepi32_ps(min_sum)));

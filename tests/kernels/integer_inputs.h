@@ -58,7 +58,8 @@ inline std::vector<std::byte> filled_weight_row(kernels::DType dtype, int64_t bl
 }
 
 inline kernels::cpu::QuantisedRowView view(const kernels::QuantisedRow& row) {
-  return {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.bias_offsets.data()};
+  return {row.q.data(), row.scales.data(), row.sums16.data(), row.biased.data(), row.bias_offsets.data(),
+          row.sub_sum_pairs.data()};
 }
 
 }  // namespace snapstream::test
