@@ -26,6 +26,8 @@ struct GenerateArgs {
   float temperature = 0.0f;
   int64_t top_k = 0;
   float top_p = 1.0f;
+  float min_p = 0.0f;
+  float repetition_penalty = 1.0f;
   uint64_t seed = 0;
   bool ignore_eos = false;
   bool json = false;
@@ -43,6 +45,8 @@ void run_generate(const GenerateArgs& args) {
   options.sampling.temperature = args.temperature;
   options.sampling.top_k = args.top_k;
   options.sampling.top_p = args.top_p;
+  options.sampling.min_p = args.min_p;
+  options.sampling.repetition_penalty = args.repetition_penalty;
   options.sampling.seed = args.seed;
   options.ignore_eos = args.ignore_eos;
   options.cache = args.engine.cache;
@@ -107,6 +111,11 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--temperature", args->temperature, "0 for greedy decoding")->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-k", args->top_k, "keep the k most likely tokens (0: all)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-p", args->top_p, "nucleus sampling mass in (0, 1]")->check(CLI::Range(0.0f, 1.0f));
+  cmd->add_option("--min-p", args->min_p, "drop tokens less likely than this times the likeliest (0: none)")
+      ->check(CLI::Range(0.0f, 1.0f));
+  cmd->add_option("--repetition-penalty", args->repetition_penalty,
+                  "divide the positive logits (multiply the negative ones) of tokens already in the text by this (1: none)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "sampling seed");
   cmd->add_flag("--ignore-eos", args->ignore_eos, "generate through end-of-text tokens: only --max-tokens ends the text");
   cmd->add_flag("--json", args->json, "print one JSON object with ids, text and speeds instead of streaming text");

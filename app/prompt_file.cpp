@@ -34,6 +34,10 @@ std::vector<PromptLine> read_prompt_file(const std::string& path) {
     prompt.sampling.temperature = field<float>(line, "temperature", 0.0f);
     prompt.sampling.top_k = field<int64_t>(line, "top_k", 0);
     prompt.sampling.top_p = field<float>(line, "top_p", 1.0f);
+    prompt.sampling.min_p = field<float>(line, "min_p", 0.0f);
+    prompt.sampling.repetition_penalty = field<float>(line, "repetition_penalty", 1.0f);
+    prompt.sampling.frequency_penalty = field<float>(line, "frequency_penalty", 0.0f);
+    prompt.sampling.presence_penalty = field<float>(line, "presence_penalty", 0.0f);
     prompt.sampling.seed = field<uint64_t>(line, "seed", 0);
     prompt.sampling.validate();
     if (line.contains("ignore_eos") && !line.at("ignore_eos").is_null()) {

@@ -245,7 +245,7 @@ void Engine::admit_waiting(int64_t spent) {
     }
   }
   for (auto& request : admitted) {
-    Sampler sampler(request.spec.sampling);
+    Sampler sampler(request.spec.sampling, request.spec.prompt_ids);
     Sequence sequence{request.stream, std::move(request.spec), sampler, free_slots_.back(), 0, 0, 0, {}, 0, 0};
     free_slots_.pop_back();
     publish_slots();

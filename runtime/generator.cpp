@@ -41,7 +41,7 @@ GenerationResult Generator::run(std::span<const int32_t> prompt_ids, const std::
   const auto prompt_length = static_cast<int64_t>(prompt_ids.size());
   check_prompt(prompt_ids, context, model_.tokenizer);
   if (options_.max_tokens < 0) throw InvalidRequestError("max_tokens must be >= 0");
-  Sampler sampler(options_.sampling);
+  Sampler sampler(options_.sampling, prompt_ids);
 
   GenerationResult result;
   result.prompt_ids.assign(prompt_ids.begin(), prompt_ids.end());

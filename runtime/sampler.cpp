@@ -16,6 +16,11 @@ void SamplingParams::validate() const {
   if (top_k < 0) throw InvalidRequestError("top_k must be >= 0 (0 disables it), got " + std::to_string(top_k));
   if (!std::isfinite(top_p) || top_p <= 0.0f || top_p > 1.0f)
     throw InvalidRequestError("top_p must be in (0, 1], got " + std::to_string(top_p));
+  if (!std::isfinite(min_p) || min_p < 0.0f || min_p > 1.0f)
+    throw InvalidRequestError("min_p must be in [0, 1], got " + std::to_string(min_p));
+  if (!std::isfinite(repetition_penalty) || repetition_penalty <= 0.0f)
+    throw InvalidRequestError("repetition_penalty must be a finite number > 0 (1 disables it), got " +
+                              std::to_string(repetition_penalty));
   for (const float penalty : {frequency_penalty, presence_penalty})
     if (!std::isfinite(penalty) || penalty < -2.0f || penalty > 2.0f)
       throw InvalidRequestError("frequency and presence penalties must be within [-2, 2], got " + std::to_string(penalty));
@@ -26,7 +31,10 @@ void SamplingParams::validate() const {
   }
 }
 
-Sampler::Sampler(const SamplingParams& params) : params_(params), state_(params.seed) { params_.validate(); }
+Sampler::Sampler(const SamplingParams& params, std::span<const int32_t> prompt) : params_(params), state_(params.seed) {
+  params_.validate();
+  if (params_.repetition_penalty != 1.0f) repeated_.insert(prompt.begin(), prompt.end());
+}
 
 double Sampler::next_uniform() {
   state_ += 0x9E3779B97F4A7C15ull;
@@ -39,13 +47,21 @@ double Sampler::next_uniform() {
 
 std::span<const float> Sampler::adjusted(std::span<const float> logits) {
   const bool penalised = params_.frequency_penalty != 0.0f || params_.presence_penalty != 0.0f;
-  if (!penalised && params_.logit_bias.empty()) return logits;
+  const bool repetition = params_.repetition_penalty != 1.0f;
+  if (!penalised && !repetition && params_.logit_bias.empty()) return logits;
   adjusted_.assign(logits.begin(), logits.end());
   for (const auto& [token, bias] : params_.logit_bias) {
     if (static_cast<size_t>(token) >= adjusted_.size())
       throw InvalidRequestError("a logit bias names token " + std::to_string(token) + ", beyond the vocabulary of " +
                                 std::to_string(adjusted_.size()));
     adjusted_[static_cast<size_t>(token)] += bias;
+  }
+  for (const int32_t token : repeated_) {
+    if (token < 0 || static_cast<size_t>(token) >= adjusted_.size())
+      throw InvalidRequestError("the prompt holds token " + std::to_string(token) + ", outside the vocabulary of " +
+                                std::to_string(adjusted_.size()));
+    float& logit = adjusted_[static_cast<size_t>(token)];
+    logit = logit > 0.0f ? logit / params_.repetition_penalty : logit * params_.repetition_penalty;
   }
   for (const auto& [token, times] : returned_)
     adjusted_[static_cast<size_t>(token)] -= params_.frequency_penalty * static_cast<float>(times) + params_.presence_penalty;
@@ -55,6 +71,7 @@ std::span<const float> Sampler::adjusted(std::span<const float> logits) {
 int32_t Sampler::sample(std::span<const float> logits) {
   const int32_t token = pick(adjusted(logits));
   if (params_.frequency_penalty != 0.0f || params_.presence_penalty != 0.0f) ++returned_[token];
+  if (params_.repetition_penalty != 1.0f) repeated_.insert(token);
   return token;
 }
 
@@ -84,12 +101,18 @@ int32_t Sampler::pick(std::span<const float> logits) {
     total += probabilities[i];
   }
   size_t nucleus = kept;
+  // The likeliest candidate's weight is exp(0) = 1, so min_p is the cut itself. The kept
+  // candidates are sorted, so this cut and top-p's are both a prefix, and their order is moot.
+  if (params_.min_p > 0.0f)
+    nucleus = static_cast<size_t>(std::partition_point(probabilities.begin(), probabilities.end(),
+                                                       [&](double p) { return p >= params_.min_p; }) -
+                                  probabilities.begin());
   if (params_.top_p < 1.0f) {
     double cumulative = 0.0;
     for (size_t i = 0; i < kept; ++i) {
       cumulative += probabilities[i] / total;
       if (cumulative >= params_.top_p) {
-        nucleus = i + 1;
+        nucleus = std::min(nucleus, i + 1);
         break;
       }
     }

@@ -107,6 +107,12 @@ void ApiServer::completions(const http::Request& request, const std::shared_ptr<
   if (!parsed.model.empty() && parsed.model != options_.served_model_name)
     throw ApiError(404, "the model '" + parsed.model + "' does not exist; this server serves '" + options_.served_model_name + "'",
                    "model", "model_not_found");
+  // As vLLM does: clients send extras freely, so they are logged, not refused.
+  if (!parsed.ignored_fields.empty()) {
+    std::string names;
+    for (const auto& name : parsed.ignored_fields) names += (names.empty() ? "'" : ", '") + name + "'";
+    spdlog::warn("{}: ignored the fields this server does not know: {}", chat ? "/v1/chat/completions" : "/v1/completions", names);
+  }
   start_completion({engine_, model_.tokenizer, options_.served_model_name, metrics_, executor_}, std::move(parsed), responder);
 }
 

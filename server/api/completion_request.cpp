@@ -1,6 +1,7 @@
 // Field-by-field checks of completion requests, with the limits OpenAI and vLLM use.
 #include "server/api/completion_request.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,21 @@ using json = nlohmann::json;
 
 constexpr int64_t kMaxTopLogprobs = 20;
 constexpr size_t kMaxStopStrings = 16;
+// Far beyond any useful penalty (llama.cpp's default is 1.1), but finite, so a typo is refused.
+constexpr double kMaxRepetitionPenalty = 100.0;
+
+// Whether the parser below reads `name` on `endpoint`.
+bool read_by(std::string_view name, Endpoint endpoint) {
+  static constexpr std::string_view kBoth[] = {
+      "model", "max_tokens", "temperature", "top_p", "top_k", "min_p", "seed", "frequency_penalty", "presence_penalty",
+      "repetition_penalty", "logit_bias", "n", "stop", "logprobs", "response_format", "ignore_eos", "stream",
+      "stream_options", "user"};
+  static constexpr std::string_view kChat[] = {"messages", "max_completion_tokens", "top_logprobs", "tools", "tool_choice",
+                                               "parallel_tool_calls"};
+  static constexpr std::string_view kCompletions[] = {"prompt", "echo", "best_of", "suffix"};
+  auto in = [&](const auto& names) { return std::find(std::begin(names), std::end(names), name) != std::end(names); };
+  return in(kBoth) || (endpoint == Endpoint::Chat ? in(kChat) : in(kCompletions));
+}
 
 [[noreturn]] void bad(const std::string& param, const std::string& message) { throw ApiError(400, message, param); }
 
@@ -124,14 +140,17 @@ std::vector<std::pair<int32_t, float>> logit_bias(const json& bias, const runtim
   return out;
 }
 
-// Chat fields that ask for output this server does not produce (tool calls, JSON modes):
-// refused rather than ignored, so a client never takes plain text for what it asked.
-void check_chat_output_fields(const json& j) {
+// Fields that ask for output this server does not produce (JSON modes, tool calls): refused
+// rather than ignored, so a client never takes plain text for what it asked.
+void check_response_format(const json& j) {
   if (const json* format = field(j, "response_format")) {
     const json* type = format->is_object() ? field(*format, "type") : nullptr;
     if (!type || !type->is_string()) bad("response_format", "'response_format' must be an object with a string 'type'");
     if (*type != "text") bad("response_format", "'response_format' of type '" + type->get<std::string>() + "' is not supported; only 'text'");
   }
+}
+
+void check_chat_tool_fields(const json& j) {
   const json* tools = field(j, "tools");
   if (tools && !tools->is_array()) bad("tools", "'tools' must be an array");
   if (tools && !tools->empty()) bad("tools", "tool calls are not supported");
@@ -213,6 +232,9 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     r.sampling.frequency_penalty = static_cast<float>(number(*penalty, "frequency_penalty", -2.0, 2.0));
   if (const json* penalty = field(j, "presence_penalty"))
     r.sampling.presence_penalty = static_cast<float>(number(*penalty, "presence_penalty", -2.0, 2.0));
+  if (const json* penalty = field(j, "repetition_penalty"))
+    r.sampling.repetition_penalty = static_cast<float>(number(*penalty, "repetition_penalty", 0.0, kMaxRepetitionPenalty, true));
+  if (const json* min_p = field(j, "min_p")) r.sampling.min_p = static_cast<float>(number(*min_p, "min_p", 0.0, 1.0));
   if (const json* bias = field(j, "logit_bias")) r.sampling.logit_bias = logit_bias(*bias, tokenizer);
   if (const json* n = field(j, "n")) {
     if (integer(*n, "n", 1, std::numeric_limits<int32_t>::max()) != 1)
@@ -248,7 +270,8 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
       if (!suffix->get<std::string>().empty()) bad("suffix", "'suffix' (insertion) is not supported");
     }
   }
-  if (chat) check_chat_output_fields(j);
+  check_response_format(j);
+  if (chat) check_chat_tool_fields(j);
   if (const json* ignore_eos = field(j, "ignore_eos")) r.ignore_eos = boolean(*ignore_eos, "ignore_eos");
   if (const json* stream = field(j, "stream")) r.stream = boolean(*stream, "stream");
   if (const json* options = field(j, "stream_options")) {
@@ -258,6 +281,8 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     if (const json* usage = field(*options, "include_usage")) r.include_usage = boolean(*usage, "stream_options.include_usage");
   }
   if (const json* user = field(j, "user"); user && !user->is_string()) bad("user", "'user' must be a string");
+  for (const auto& [name, value] : j.items())
+    if (!read_by(name, endpoint)) r.ignored_fields.push_back(name);
   return r;
 }
 

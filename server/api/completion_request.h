@@ -1,5 +1,6 @@
 // The body of POST /v1/completions and /v1/chat/completions, parsed and checked: every field
-// has the right type and range, or an ApiError (400) names it. Unknown fields are ignored.
+// has the right type and range, or an ApiError (400) names it. Unknown fields are ignored and
+// named in ignored_fields.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,7 @@ struct CompletionRequest {
   bool ignore_eos = false;                    // as vLLM's and llama.cpp's servers: only max_tokens or a stop string ends
   bool stream = false;
   bool include_usage = false;                 // stream_options.include_usage
+  std::vector<std::string> ignored_fields;    // in the body but not read: for the server's log
 };
 
 struct ParseContext {

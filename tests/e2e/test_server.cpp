@@ -174,6 +174,34 @@ TEST_CASE("ignore_eos runs a completion past the end-of-text token to max_tokens
   CHECK(exit_code == 0);
 }
 
+TEST_CASE("repetition_penalty through the server equals snapstream generate's, and unknown fields are logged", "[e2e][server]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", model_path(*models)});
+  const std::string prompt = "Once upon a time";
+  auto greedy_text = [&](const json& extra) {
+    json body{{"prompt", prompt}, {"max_tokens", 60}, {"temperature", 0}};
+    body.update(extra);
+    const auto reply = test::http_call(server.port(), "POST", "/v1/completions", body.dump());
+    INFO(reply.body);
+    REQUIRE(reply.status == 200);
+    return json::parse(reply.body).at("choices").at(0).at("text").get<std::string>();
+  };
+  const auto generated = test::run_command(shell_quote(test::snapstream_binary().string()) + " generate --json --model " +
+                                           shell_quote(model_path(*models)) + " --prompt " + shell_quote(prompt) +
+                                           " --max-tokens 60 --repetition-penalty 1.3");
+  REQUIRE(generated.exit_code == 0);
+  const std::string penalised = greedy_text({{"repetition_penalty", 1.3}});
+  CHECK(penalised == json::parse(generated.out).at("text"));
+  CHECK(penalised != greedy_text(json::object()));
+  // min_p leaves greedy decoding alone; a field the server does not know is answered and logged.
+  CHECK(greedy_text({{"min_p", 0.2}, {"mirostat_tau", 5}}) == greedy_text(json::object()));
+  const int exit_code = server.stop();
+  INFO(server.log());
+  CHECK(exit_code == 0);
+  CHECK(server.log().find("ignored the fields this server does not know: 'mirostat_tau'") != std::string::npos);
+}
+
 TEST_CASE("greedy completions through the server equal snapstream generate on the golden prompts", "[e2e][server]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;

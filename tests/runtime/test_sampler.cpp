@@ -1,5 +1,6 @@
 // Sampler: determinism per seed, greedy equivalences, the sampled distribution and argument checks.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -20,8 +21,9 @@ SamplingParams sampling(float temperature, int64_t top_k, float top_p, uint64_t 
   return params;
 }
 
-std::vector<int32_t> draw(const SamplingParams& params, const std::vector<float>& logits, int n) {
-  Sampler sampler(params);
+std::vector<int32_t> draw(const SamplingParams& params, const std::vector<float>& logits, int n,
+                          const std::vector<int32_t>& prompt = {}) {
+  Sampler sampler(params, prompt);
   std::vector<int32_t> out;
   for (int i = 0; i < n; ++i) out.push_back(sampler.sample(logits));
   return out;
@@ -99,4 +101,77 @@ TEST_CASE("penalties and biases out of OpenAI's ranges are rejected", "[sampler]
   params.logit_bias = {{100, 1.0f}};  // beyond the 8 logits
   Sampler beyond(params);
   CHECK_THROWS_AS(beyond.sample(kLogits), InvalidRequestError);
+}
+
+TEST_CASE("min-p keeps the tokens at least min_p times as likely as the likeliest, after the temperature", "[sampler]") {
+  // The naive reference: softmax(logits / T), keep p >= min_p * max p, renormalise.
+  auto reference = [](const std::vector<float>& logits, float temperature, float min_p) {
+    std::vector<double> p(logits.size());
+    double top = 0.0, total = 0.0;
+    for (size_t i = 0; i < logits.size(); ++i) top = std::max(top, p[i] = std::exp(logits[i] / temperature));
+    for (double& q : p) total += q = q >= min_p * top ? q : 0.0;
+    for (double& q : p) q /= total;
+    return p;
+  };
+  for (const float temperature : {1.0f, 2.0f}) {
+    SamplingParams params = sampling(temperature, 0, 1.0f, 11);
+    params.min_p = 0.5f;
+    const int n = 20000;
+    const auto ids = draw(params, kLogits, n);
+    std::vector<double> seen(kLogits.size(), 0.0);
+    for (int32_t id : ids) seen[static_cast<size_t>(id)] += 1.0 / n;
+    const auto expected = reference(kLogits, temperature, 0.5f);
+    for (size_t i = 0; i < kLogits.size(); ++i) {
+      INFO("temperature " << temperature << ", token " << i);
+      if (expected[i] == 0.0) CHECK(seen[i] == 0.0);
+      else CHECK(seen[i] == Approx(expected[i]).margin(0.015));
+    }
+  }
+  // At temperature 2, token 7 (0.7) is within half of the likeliest; at 1 it is not.
+  SamplingParams hot = sampling(2.0f, 0, 1.0f, 5);
+  hot.min_p = 0.5f;
+  const auto hot_ids = draw(hot, kLogits, 2000);
+  CHECK(std::count(hot_ids.begin(), hot_ids.end(), 7) > 0);
+  // With top-p, the smaller of the two cuts holds: top-p 0.01 leaves the likeliest alone.
+  SamplingParams both = sampling(1.0f, 0, 0.01f, 5);
+  both.min_p = 0.1f;
+  CHECK(draw(both, kLogits, 20) == std::vector<int32_t>(20, 1));
+  // min_p 1 keeps only the likeliest.
+  SamplingParams sharp = sampling(1.0f, 0, 1.0f, 5);
+  sharp.min_p = 1.0f;
+  CHECK(draw(sharp, kLogits, 20) == std::vector<int32_t>(20, 1));
+}
+
+TEST_CASE("the repetition penalty divides positive logits and multiplies negative ones of tokens seen", "[sampler]") {
+  SamplingParams params = sampling(0.0f, 0, 1.0f, 1);
+  params.repetition_penalty = 1.25f;
+  // Greedy on kLogits: 1 (2.0) is penalised once to 1.6, so 5 (1.9) wins, then 5 falls to 1.52
+  // and 1 wins and stays: the penalty does not compound with each return.
+  CHECK(draw(params, kLogits, 4, {1}) == std::vector<int32_t>{5, 1, 1, 1});
+  CHECK(draw(params, kLogits, 4) == std::vector<int32_t>{1, 5, 1, 1});
+  // A negative logit is multiplied, so it falls too: -1.0 * 1.25 is below -1.1.
+  CHECK(draw(params, {-1.0f, -1.1f}, 1, {0}) == std::vector<int32_t>{1});
+  // Below 1 it favours repeats: 3 (1.5 / 0.5 = 3.0) beats 1 (2.0).
+  params.repetition_penalty = 0.5f;
+  CHECK(draw(params, kLogits, 2, {3}) == std::vector<int32_t>{3, 3});
+  // Without a penalty the prompt is not read at all.
+  params.repetition_penalty = 1.0f;
+  CHECK(draw(params, kLogits, 2, {1, 99}) == std::vector<int32_t>{1, 1});
+  // A prompt token beyond the logits is refused, not read past them.
+  params.repetition_penalty = 1.1f;
+  Sampler beyond(params, std::vector<int32_t>{99});
+  CHECK_THROWS_AS(beyond.sample(kLogits), InvalidRequestError);
+}
+
+TEST_CASE("min-p and repetition penalties out of range are rejected", "[sampler]") {
+  for (const float min_p : {-0.1f, 1.5f, NAN}) {
+    SamplingParams params = sampling(1.0f, 0, 1.0f, 0);
+    params.min_p = min_p;
+    CHECK_THROWS_AS(Sampler(params), InvalidRequestError);
+  }
+  for (const float penalty : {0.0f, -1.0f, NAN, INFINITY}) {
+    SamplingParams params = sampling(1.0f, 0, 1.0f, 0);
+    params.repetition_penalty = penalty;
+    CHECK_THROWS_AS(Sampler(params), InvalidRequestError);
+  }
 }

@@ -36,6 +36,13 @@ const std::vector<Case> kCases = {
     {C, "logit_bias", "{}", 200}, {C, "logit_bias", R"({"5": -100, "7": 100})", 200}, {C, "logit_bias", R"({"5": 101})", 400},
     {C, "logit_bias", R"({"x": 1})", 400}, {C, "logit_bias", R"({"-1": 1})", 400}, {C, "logit_bias", R"({"512": 1})", 400},
     {C, "logit_bias", R"({"5": "1"})", 400}, {C, "logit_bias", "[1]", 400}, {Chat, "logit_bias", R"({"1": 0.5})", 200},
+    // vLLM's extras.
+    {C, "min_p", "0", 200}, {C, "min_p", "1", 200}, {Chat, "min_p", "0.05", 200}, {C, "min_p", "1.1", 400}, {C, "min_p", "-0.1", 400},
+    {C, "min_p", "\"0.1\"", 400},
+    {C, "repetition_penalty", "1.1", 200}, {Chat, "repetition_penalty", "0.8", 200}, {C, "repetition_penalty", "0", 400},
+    {C, "repetition_penalty", "-1", 400}, {C, "repetition_penalty", "101", 400}, {C, "repetition_penalty", "true", 400},
+    // Both endpoints: JSON modes are refused, plain text accepted.
+    {C, "response_format", R"({"type": "text"})", 200}, {C, "response_format", R"({"type": "json_schema"})", 400},
     {C, "seed", "-5", 200}, {C, "seed", "1.5", 400}, {C, "seed", "\"7\"", 400},
     {C, "n", "1", 200}, {C, "n", "2", 400}, {C, "n", "0", 400}, {Chat, "n", "1.0", 400},
     {C, "stop", "\"\\n\"", 200}, {C, "stop", R"(["a", "b"])", 200}, {C, "stop", "[1]", 400}, {C, "stop", "{}", 400},
@@ -98,4 +105,23 @@ TEST_CASE("message fields take OpenAI's types", "[completion_request][conformanc
   CHECK(parsed.sampling.presence_penalty == -1.0f);
   REQUIRE(parsed.sampling.logit_bias.size() == 1);
   CHECK(parsed.sampling.logit_bias[0] == std::pair<int32_t, float>{9, 3.0f});
+}
+
+TEST_CASE("min_p and repetition_penalty reach the sampler; unknown fields are named, not refused", "[completion_request][conformance]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  const ParseContext context{model->tokenizer, 512, {ChatFormat::Plain}};
+  const auto parsed = parse_completion_request(R"({"prompt": "a", "min_p": 0.05, "repetition_penalty": 1.2, "foo": 1, "mirostat": 2})",
+                                               C, context);
+  CHECK(parsed.sampling.min_p == 0.05f);
+  CHECK(parsed.sampling.repetition_penalty == 1.2f);
+  CHECK(parsed.ignored_fields == std::vector<std::string>{"foo", "mirostat"});
+  // Each endpoint's own fields are unknown to the other.
+  const auto chat = parse_completion_request(
+      R"({"messages": [{"role": "user", "content": "Hi"}], "max_completion_tokens": 3, "echo": true, "top_logprobs": null})", Chat,
+      context);
+  CHECK(chat.ignored_fields == std::vector<std::string>{"echo"});
+  const auto completion = parse_completion_request(R"({"prompt": "a", "max_completion_tokens": 3, "echo": true})", C, context);
+  CHECK(completion.ignored_fields == std::vector<std::string>{"max_completion_tokens"});
+  CHECK(completion.max_tokens == 16);
 }
