@@ -31,18 +31,27 @@ void SamplingParams::validate() const {
   }
 }
 
+namespace {
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+constexpr uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ull;
+}  // namespace
+
+uint64_t choice_seed(uint64_t seed, int64_t choice) {
+  return choice == 0 ? seed : mix(seed ^ mix(static_cast<uint64_t>(choice) * kGoldenGamma));
+}
+
 Sampler::Sampler(const SamplingParams& params, std::span<const int32_t> prompt) : params_(params), state_(params.seed) {
   params_.validate();
   if (params_.repetition_penalty != 1.0f) repeated_.insert(prompt.begin(), prompt.end());
 }
 
 double Sampler::next_uniform() {
-  state_ += 0x9E3779B97F4A7C15ull;
-  uint64_t z = state_;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
+  state_ += kGoldenGamma;
+  return static_cast<double>(mix(state_) >> 11) * 0x1.0p-53;
 }
 
 std::span<const float> Sampler::adjusted(std::span<const float> logits) {

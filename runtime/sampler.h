@@ -35,6 +35,11 @@ struct SamplingParams {
   void validate() const;
 };
 
+// The seed of sample `choice` of several drawn for one request (OpenAI's n): choice 0 keeps
+// `seed`, so one sample is the same with or without n; the others are hashed apart, because the
+// generator's states one step apart give the same draws shifted by one.
+uint64_t choice_seed(uint64_t seed, int64_t choice);
+
 class Sampler {
  public:
   // `prompt` matters only to the repetition penalty.

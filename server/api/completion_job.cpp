@@ -52,9 +52,13 @@ class Job : public std::enable_shared_from_this<Job> {
         header_(new_answer_header(request_.endpoint, context.model_name)),
         submitted_(Clock::now()) {}
 
+  // Choice i answers prompt i / n, as OpenAI numbers them; each prefills its own copy.
   void submit() {
-    for (const auto& prompt : request_.prompts) {
-      runtime::RequestSpec spec{prompt, request_.max_tokens, request_.sampling, request_.top_logprobs, request_.ignore_eos};
+    for (int64_t i = 0; i < static_cast<int64_t>(request_.prompts.size()) * request_.n; ++i) {
+      const std::vector<int32_t>& prompt = prompt_of(static_cast<size_t>(i));
+      runtime::SamplingParams sampling = request_.sampling;
+      sampling.seed = runtime::choice_seed(sampling.seed, i % request_.n);
+      runtime::RequestSpec spec{prompt, request_.max_tokens, sampling, request_.top_logprobs, request_.ignore_eos};
       Choice choice(context_.tokenizer, static_cast<int64_t>(prompt.size()), request_.stop, prompt.back());
       if (request_.echo) choice.text_offset = static_cast<int64_t>(prompt_text(choices_.size()).size());
       try {
@@ -100,7 +104,9 @@ class Job : public std::enable_shared_from_this<Job> {
     send_event(stream_chunk(header_, std::move(choices)));
   }
 
-  std::string prompt_text(size_t i) const { return runtime::detokenize(context_.tokenizer, request_.prompts[i]); }
+  const std::vector<int32_t>& prompt_of(size_t choice) const { return request_.prompts[choice / static_cast<size_t>(request_.n)]; }
+
+  std::string prompt_text(size_t choice) const { return runtime::detokenize(context_.tokenizer, prompt_of(choice)); }
 
   void send_event(const json& payload) { responder_->write("data: " + dump(payload) + "\n\n"); }
 
@@ -187,10 +193,11 @@ class Job : public std::enable_shared_from_this<Job> {
   }
 
   json usage() const {
+    // Each prompt counts once however many choices it has, as in OpenAI's and vLLM's usage.
     int64_t prompt = 0, completion = 0;
-    for (const auto& c : choices_) {
-      prompt += c.prompt_tokens;
-      completion += c.generated;
+    for (size_t i = 0; i < choices_.size(); ++i) {
+      if (i % static_cast<size_t>(request_.n) == 0) prompt += choices_[i].prompt_tokens;
+      completion += choices_[i].generated;
     }
     return usage_json(prompt, completion);
   }

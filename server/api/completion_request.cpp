@@ -18,6 +18,8 @@ using json = nlohmann::json;
 
 constexpr int64_t kMaxTopLogprobs = 20;
 constexpr size_t kMaxStopStrings = 16;
+// OpenAI's own limit on n.
+constexpr int64_t kMaxChoices = 128;
 // Far beyond any useful penalty (llama.cpp's default is 1.1), but finite, so a typo is refused.
 constexpr double kMaxRepetitionPenalty = 100.0;
 
@@ -236,10 +238,7 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     r.sampling.repetition_penalty = static_cast<float>(number(*penalty, "repetition_penalty", 0.0, kMaxRepetitionPenalty, true));
   if (const json* min_p = field(j, "min_p")) r.sampling.min_p = static_cast<float>(number(*min_p, "min_p", 0.0, 1.0));
   if (const json* bias = field(j, "logit_bias")) r.sampling.logit_bias = logit_bias(*bias, tokenizer);
-  if (const json* n = field(j, "n")) {
-    if (integer(*n, "n", 1, std::numeric_limits<int32_t>::max()) != 1)
-      bad("n", "'n' greater than 1 is not supported; send the request several times with different seeds");
-  }
+  if (const json* n = field(j, "n")) r.n = integer(*n, "n", 1, kMaxChoices);
   if (const json* stop = field(j, "stop")) {
     if (stop->is_string()) {
       r.stop = {stop->get<std::string>()};

@@ -20,7 +20,8 @@ enum class Endpoint { Completions, Chat };
 struct CompletionRequest {
   Endpoint endpoint = Endpoint::Completions;
   std::string model;                          // as asked; empty when not given
-  std::vector<std::vector<int32_t>> prompts;  // one generation each (completions may batch prompts)
+  std::vector<std::vector<int32_t>> prompts;  // completions may batch prompts
+  int64_t n = 1;                              // choices per prompt, each sampled with its own seed
   int64_t max_tokens = 16;                    // per prompt; already within the context
   runtime::SamplingParams sampling;
   std::vector<std::string> stop;              // stop strings, never returned

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "tests/support/http_client.h"
@@ -202,6 +203,71 @@ TEST_CASE("repetition_penalty through the server equals snapstream generate's, a
   CHECK(server.log().find("ignored the fields this server does not know: 'mirostat_tau'") != std::string::npos);
 }
 
+TEST_CASE("n samples several choices per prompt, the first as n = 1 would, streamed or not", "[e2e][server]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", model_path(*models)});
+  auto post = [&](const std::string& path, const json& body) {
+    const auto reply = test::http_call(server.port(), "POST", path, body.dump());
+    INFO(reply.body);
+    REQUIRE(reply.status == 200);
+    return reply.body;
+  };
+  const json prompts = {"Once upon a time", "The dog"};
+  const json sampled{{"max_tokens", 24}, {"temperature", 1.2}, {"seed", 7}};
+  json both = sampled;
+  both.update({{"prompt", prompts}, {"n", 3}});
+  const auto answer = json::parse(post("/v1/completions", both));
+  const auto& choices = answer.at("choices");
+  REQUIRE(choices.size() == 6);
+  for (size_t i = 0; i < choices.size(); ++i) CHECK(choices[i].at("index") == i);
+  // Choice 3k answers prompt k as a request without n does; the others are other samples.
+  for (size_t k = 0; k < 2; ++k) {
+    json one = sampled;
+    one["prompt"] = prompts[k];
+    const auto single = json::parse(post("/v1/completions", one));
+    CHECK(choices[3 * k].at("text") == single.at("choices").at(0).at("text"));
+    const std::set<std::string> texts{choices[3 * k].at("text"), choices[3 * k + 1].at("text"), choices[3 * k + 2].at("text")};
+    CHECK(texts.size() > 1);
+  }
+  // The same request gives the same choices; usage counts each prompt once.
+  CHECK(json::parse(post("/v1/completions", both)).at("choices") == choices);
+  int64_t prompt_tokens = 0;
+  for (const auto& prompt : prompts)
+    prompt_tokens += json::parse(post("/tokenize", {{"prompt", prompt}})).at("count").get<int64_t>();
+  // A choice that ran to max_tokens holds 24 tokens, one that stopped at least one.
+  int64_t fewest_tokens = 0;
+  for (const auto& choice : choices) fewest_tokens += choice.at("finish_reason") == "length" ? 24 : 1;
+  CHECK(answer.at("usage").at("prompt_tokens") == prompt_tokens);
+  CHECK(answer.at("usage").at("completion_tokens").get<int64_t>() >= fewest_tokens);
+  CHECK(answer.at("usage").at("completion_tokens").get<int64_t>() <= 6 * 24);
+  // Chat, streamed: each index's deltas add up to the whole answer's choice, and each ends once.
+  json chat = sampled;
+  chat.update({{"messages", {{{"role", "user"}, {"content", "Tell me a story."}}}}, {"n", 2}});
+  const auto whole = json::parse(post("/v1/chat/completions", chat));
+  chat["stream"] = true;
+  const auto events = test::sse_events(post("/v1/chat/completions", chat));
+  std::vector<std::string> streamed(2);
+  std::vector<int> finishes(2, 0);
+  for (const auto& event : events) {
+    if (event == "[DONE]") continue;
+    const auto chunk = json::parse(event);
+    for (const auto& choice : chunk.at("choices")) {
+      const size_t index = choice.at("index");
+      REQUIRE(index < 2);
+      streamed[index] += choice.at("delta").value("content", "");
+      if (!choice.at("finish_reason").is_null()) ++finishes[index];
+    }
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(streamed[i] == whole.at("choices").at(i).at("message").at("content"));
+    CHECK(finishes[i] == 1);
+  }
+  const int exit_code = server.stop();
+  INFO(server.log());
+  CHECK(exit_code == 0);
+}
+
 TEST_CASE("greedy completions through the server equal snapstream generate on the golden prompts", "[e2e][server]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
@@ -315,6 +381,8 @@ TEST_CASE("the official openai npm client works against the server", "[e2e][serv
   CHECK(text.rfind(out.at("stop_text").get<std::string>(), 0) == 0);
   CHECK(out.at("seed_a") == out.at("seed_b"));
   CHECK(out.at("seed_a") != out.at("seed_c"));
+  CHECK(out.at("n_indices") == json::array({0, 1, 2}));
+  CHECK(out.at("n_first") == out.at("n_single"));
   CHECK(out.at("error_status") == 404);
   CHECK(out.at("auth_status") == 401);
   CHECK(out.at("models") == json::array({"stories260K"}));

@@ -59,7 +59,7 @@ TEST_CASE("bad requests get the right status and error body, and the server carr
       {"top_p of zero", "POST", c, R"({"prompt": "a", "top_p": 0})", 400},
       {"top_p above one", "POST", c, R"({"prompt": "a", "top_p": 1.5})", 400},
       {"negative top_k", "POST", c, R"({"prompt": "a", "top_k": -5})", 400},
-      {"n of two", "POST", c, R"({"prompt": "a", "n": 2})", 400},
+      {"n past 128", "POST", c, R"({"prompt": "a", "n": 129})", 400},
       {"n of zero", "POST", c, R"({"prompt": "a", "n": 0})", 400},
       {"stop as a number", "POST", c, R"({"prompt": "a", "stop": 5})", 400},
       {"stop array with a number", "POST", c, R"({"prompt": "a", "stop": ["x", 1]})", 400},

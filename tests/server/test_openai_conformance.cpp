@@ -2,6 +2,7 @@
 // the field. The values follow OpenAI's API reference for /v1/completions and
 // /v1/chat/completions: the types and ranges it documents, and for fields whose output this
 // server does not produce (tools, JSON modes, best_of, suffix), a refusal instead of silence.
+// vLLM's extras (min_p, repetition_penalty) take vLLM's ranges.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -44,7 +45,8 @@ const std::vector<Case> kCases = {
     // Both endpoints: JSON modes are refused, plain text accepted.
     {C, "response_format", R"({"type": "text"})", 200}, {C, "response_format", R"({"type": "json_schema"})", 400},
     {C, "seed", "-5", 200}, {C, "seed", "1.5", 400}, {C, "seed", "\"7\"", 400},
-    {C, "n", "1", 200}, {C, "n", "2", 400}, {C, "n", "0", 400}, {Chat, "n", "1.0", 400},
+    {C, "n", "1", 200}, {C, "n", "2", 200}, {Chat, "n", "128", 200}, {C, "n", "129", 400}, {C, "n", "0", 400},
+    {Chat, "n", "1.0", 400},
     {C, "stop", "\"\\n\"", 200}, {C, "stop", R"(["a", "b"])", 200}, {C, "stop", "[1]", 400}, {C, "stop", "{}", 400},
     {C, "max_tokens", "0", 200}, {C, "max_tokens", "512", 200}, {C, "max_tokens", "513", 400}, {C, "max_tokens", "-1", 400},
     {C, "max_tokens", "1.5", 400},

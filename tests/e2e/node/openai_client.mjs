@@ -42,6 +42,11 @@ const sampled = async (seed) =>
 out.seed_a = await sampled(7);
 out.seed_b = await sampled(7);
 out.seed_c = await sampled(8);
+// n choices through the client's own types, in one request.
+const several = await client.chat.completions.create({ model, messages, max_tokens: 12, temperature: 1, seed: 7, n: 3 });
+out.n_indices = several.choices.map((c) => c.index);
+out.n_first = several.choices[0].message.content;
+out.n_single = (await client.chat.completions.create({ model, messages, max_tokens: 12, temperature: 1, seed: 7 })).choices[0].message.content;
 
 try {
   await client.completions.create({ model: "no-such-model", prompt, max_tokens: 5 });
