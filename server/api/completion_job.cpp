@@ -60,7 +60,6 @@ class Job : public std::enable_shared_from_this<Job> {
       sampling.seed = runtime::choice_seed(sampling.seed, i % request_.n);
       runtime::RequestSpec spec{prompt, request_.max_tokens, sampling, request_.top_logprobs, request_.ignore_eos};
       Choice choice(context_.tokenizer, static_cast<int64_t>(prompt.size()), request_.stop, prompt.back());
-      if (request_.echo) choice.text_offset = static_cast<int64_t>(prompt_text(choices_.size()).size());
       try {
         choice.stream = context_.engine.submit(std::move(spec));
       } catch (const runtime::QueueFullError& e) {

@@ -262,6 +262,10 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
   } else {
     if (const json* logprobs = field(j, "logprobs")) r.top_logprobs = integer(*logprobs, "logprobs", 0, kMaxTopLogprobs);
     if (const json* echo = field(j, "echo")) r.echo = boolean(*echo, "echo");
+    // OpenAI and vLLM answer this with the prompt's own log-probabilities, which prefill does
+    // not compute; logprobs of the completion alone would not line up with the echoed text.
+    if (r.echo && r.top_logprobs >= 0)
+      bad("echo", "'echo' with 'logprobs' (the prompt's log-probabilities) is not supported; ask for one or the other");
     if (const json* best_of = field(j, "best_of"); best_of && integer(*best_of, "best_of", 1, std::numeric_limits<int32_t>::max()) != 1)
       bad("best_of", "'best_of' greater than 1 is not supported; send the request several times and pick");
     if (const json* suffix = field(j, "suffix")) {

@@ -25,7 +25,7 @@ TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for"
 
   const auto full = parse_completion_request(
       R"({"model": "m", "prompt": [[1, 2], "hi"], "max_tokens": 5, "temperature": 0, "top_p": 0.5, "top_k": -1,
-          "seed": -3, "stop": "x", "logprobs": 2, "echo": true, "stream": true, "stream_options": {"include_usage": true},
+          "seed": -3, "stop": "x", "logprobs": 2, "echo": false, "stream": true, "stream_options": {"include_usage": true},
           "n": 1, "user": "u", "ignore_eos": true})",
       Endpoint::Completions, context);
   CHECK(full.model == "m");
@@ -36,7 +36,7 @@ TEST_CASE("completion requests get OpenAI's defaults and keep what they ask for"
   CHECK(full.sampling.seed == static_cast<uint64_t>(-3));
   CHECK(full.stop == std::vector<std::string>{"x"});
   CHECK(full.top_logprobs == 2);
-  CHECK(full.echo);
+  CHECK_FALSE(full.echo);
   CHECK(full.ignore_eos);
   CHECK_FALSE(plain.ignore_eos);
   CHECK(full.include_usage);

@@ -127,3 +127,18 @@ TEST_CASE("min_p and repetition_penalty reach the sampler; unknown fields are na
   CHECK(completion.ignored_fields == std::vector<std::string>{"max_completion_tokens"});
   CHECK(completion.max_tokens == 16);
 }
+
+TEST_CASE("echo with logprobs, which asks for the prompt's log-probabilities, is refused naming echo", "[completion_request][conformance]") {
+  const auto model = test::stories_model_or_skip();
+  if (!model) return;
+  const ParseContext context{model->tokenizer, 512, {ChatFormat::Plain}};
+  CHECK_NOTHROW(parse_completion_request(R"({"prompt": "a", "echo": true, "logprobs": null})", C, context));
+  CHECK_NOTHROW(parse_completion_request(R"({"prompt": "a", "echo": false, "logprobs": 1})", C, context));
+  try {
+    parse_completion_request(R"({"prompt": "a", "echo": true, "logprobs": 0, "max_tokens": 0})", C, context);
+    FAIL("accepted");
+  } catch (const ApiError& e) {
+    CHECK(e.status() == 400);
+    CHECK(e.param() == "echo");
+  }
+}
