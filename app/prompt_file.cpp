@@ -1,7 +1,9 @@
 // JSONL prompt parsing with a line number on every error.
 #include "app/prompt_file.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "eval/jsonl_file.h"
 #include "runtime/errors.h"
@@ -21,11 +23,25 @@ T field(const nlohmann::json& line, const char* key, T fallback) {
   return value.get<T>();
 }
 
+// A misspelt key would otherwise leave its default in silence ("max_token": 10 running to 256).
+void check_keys(const nlohmann::json& line) {
+  static constexpr std::string_view kKeys[] = {"prompt", "max_tokens", "temperature", "top_k", "top_p", "min_p",
+                                               "repetition_penalty", "frequency_penalty", "presence_penalty", "seed",
+                                               "ignore_eos"};
+  for (const auto& [key, value] : line.items())
+    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
+      std::string known;
+      for (const auto name : kKeys) known += (known.empty() ? "" : ", ") + std::string(name);
+      throw runtime::InvalidRequestError("unknown key '" + key + "'; a line takes " + known);
+    }
+}
+
 }  // namespace
 
 std::vector<PromptLine> read_prompt_file(const std::string& path) {
   std::vector<PromptLine> prompts;
   eval::read_jsonl(path, "prompts", [&](const nlohmann::json& line) {
+    check_keys(line);
     if (!line.contains("prompt") || !line.at("prompt").is_string()) throw runtime::InvalidRequestError("'prompt' must be a string");
     PromptLine prompt;
     prompt.prompt = line.at("prompt").get<std::string>();

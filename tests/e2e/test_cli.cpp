@@ -93,6 +93,14 @@ TEST_CASE("generate --ignore-eos and batch's ignore_eos run a story that ends it
   const auto refused = test::run_command(binary() + " batch --model " + model + " --prompts " + shell_quote((dir / "bad.jsonl").string()));
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("bad.jsonl:1: 'ignore_eos' must be true or false") != std::string::npos);
+  {
+    std::ofstream misspelt(dir / "misspelt.jsonl");
+    misspelt << "{\"prompt\": \"x\", \"max_tokens\": 3}\n{\"prompt\": \"x\", \"max_token\": 3}\n";
+  }
+  const auto unknown =
+      test::run_command(binary() + " batch --model " + model + " --prompts " + shell_quote((dir / "misspelt.jsonl").string()));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("misspelt.jsonl:2: unknown key 'max_token'; a line takes prompt, max_tokens") != std::string::npos);
 }
 
 TEST_CASE("generate streams the prompt and its continuation as text", "[e2e]") {
