@@ -5,6 +5,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -44,6 +45,7 @@ struct ServeArgs {
   uint64_t body_limit = 8u << 20;
   double read_timeout = 30.0;
   int64_t max_connections = 512;
+  std::vector<std::string> allowed_origins{"*"};
   double grace_period = 10.0;
   EngineFlags engine;
 };
@@ -93,6 +95,8 @@ void run_serve(const ServeArgs& args) {
   limits.body_bytes = args.body_limit;
   limits.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(args.read_timeout * 1000));
   limits.max_connections = args.max_connections;
+  limits.allowed_origins = args.allowed_origins;
+  if (limits.allowed_origins == std::vector<std::string>{"none"}) limits.allowed_origins.clear();
   const auto server_owner = std::make_unique<http::HttpServer>(
       io, limits, [&handler](const http::Request& request, std::shared_ptr<http::Responder> responder) {
         handler.handle(request, std::move(responder));
@@ -185,12 +189,22 @@ void add_serve_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-connections", args->max_connections, "open connections at most; more get 503")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--allowed-origins", args->allowed_origins,
+                  "origins whose browser pages may read responses (CORS), comma-separated: * any, none for no CORS headers")
+      ->delimiter(',')
+      ->check([](const std::string& origin) { return origin.empty() ? std::string("an empty origin") : std::string(); })
+      ->capture_default_str();
   cmd->add_option("--grace-period", args->grace_period, "seconds running requests get to finish on shutdown")
       ->check(CLI::NonNegativeNumber);
   add_engine_options(cmd, args->engine);
   add_emulation_options(cmd, args->engine);
   add_config_option(cmd);
-  cmd->callback([args] { args->engine.list_graphs ? list_serve_graphs(*args) : run_serve(*args); });
+  cmd->callback([args] {
+    const auto& origins = args->allowed_origins;
+    if (origins.size() > 1 && std::find(origins.begin(), origins.end(), "none") != origins.end())
+      throw CLI::ValidationError("--allowed-origins", "'none' turns CORS off and cannot be listed with origins");
+    args->engine.list_graphs ? list_serve_graphs(*args) : run_serve(*args);
+  });
 }
 
 }  // namespace snapstream::app

@@ -27,6 +27,8 @@ struct ServerLimits {
   uint64_t body_bytes = 8u << 20;                   // larger bodies get 413
   std::chrono::milliseconds read_timeout{30000};    // to receive a whole request, and idle keep-alive
   int64_t max_connections = 512;                    // more are answered 503 and closed
+  // Origins whose browser pages may read responses (CORS, see cors.h): "*" any, empty none.
+  std::vector<std::string> allowed_origins{"*"};
 };
 
 class Session;

@@ -12,6 +12,7 @@
 #include <boost/beast/http/write.hpp>
 #include <sstream>
 
+#include "server/http/cors.h"
 #include "server/http/error_body.h"
 
 namespace snapstream::server::http {
@@ -27,17 +28,25 @@ constexpr uint32_t kHeaderLimit = 64 * 1024;
 // session's state (keep-alive, HTTP version) may be read.
 class ExchangeResponder final : public Responder {
  public:
-  ExchangeResponder(std::shared_ptr<Session> session, uint64_t exchange) : session_(std::move(session)), exchange_(exchange) {}
+  // `always` goes on every response of the exchange (the CORS headers).
+  ExchangeResponder(std::shared_ptr<Session> session, uint64_t exchange, HeaderList always = {})
+      : session_(std::move(session)), exchange_(exchange), always_(std::move(always)) {}
 
   void send(int status, std::string content_type, std::string body, HeaderList headers) override {
-    run([exchange = exchange_, status, content_type, headers, body = std::move(body)](Session& s) {
+    run([exchange = exchange_, status, content_type, headers, always = always_, body = std::move(body)](Session& s) {
       bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), s.version()};
       res.set(bhttp::field::server, "snapstream");
       res.set(bhttp::field::content_type, content_type);
+      for (const auto& [name, value] : always) res.set(name, value);
       for (const auto& [name, value] : headers) res.set(name, value);
       res.keep_alive(s.keep_alive(exchange));
       res.body() = body;
       res.prepare_payload();
+      // A 204 has no body, so none is described (RFC 9110 forbids its Content-Length).
+      if (status == 204) {
+        res.erase(bhttp::field::content_length);
+        res.erase(bhttp::field::content_type);
+      }
       std::ostringstream bytes;
       bytes << res;
       s.enqueue(exchange, bytes.str(), true);
@@ -45,11 +54,12 @@ class ExchangeResponder final : public Responder {
   }
 
   void begin_stream(int status, std::string content_type, HeaderList headers) override {
-    run([exchange = exchange_, status, content_type, headers](Session& s) {
+    run([exchange = exchange_, status, content_type, headers, always = always_](Session& s) {
       bhttp::response<bhttp::empty_body> res{static_cast<bhttp::status>(status), s.version()};
       res.set(bhttp::field::server, "snapstream");
       res.set(bhttp::field::content_type, content_type);
       res.set(bhttp::field::cache_control, "no-cache");
+      for (const auto& [name, value] : always) res.set(name, value);
       for (const auto& [name, value] : headers) res.set(name, value);
       res.keep_alive(s.keep_alive(exchange));
       res.chunked(true);
@@ -84,6 +94,7 @@ class ExchangeResponder final : public Responder {
 
   std::shared_ptr<Session> session_;
   uint64_t exchange_;
+  HeaderList always_;
 };
 
 bool client_gone(const beast::error_code& ec) {
@@ -159,9 +170,14 @@ void Session::dispatch(Request request) {
   keep_alive_ = request.keep_alive();
   version_ = request.version();
   on_disconnect_.clear();
-  auto responder = std::make_shared<ExchangeResponder>(shared_from_this(), exchange_);
+  HeaderList cors = cors_headers(limits_.allowed_origins, request);
+  auto responder = std::make_shared<ExchangeResponder>(shared_from_this(), exchange_, cors);
   try {
-    handler_(request, responder);
+    // Answered here, before the handler: a browser sends no API key with a preflight.
+    if (!cors.empty() && is_preflight(request))
+      responder->send(204, "text/plain", "", preflight_headers(request));
+    else
+      handler_(request, responder);
   } catch (const std::exception& e) {
     spdlog::error("request handler failed: {}", e.what());
     responder->send(500, "application/json", error_body(500, std::string("internal error: ") + e.what()), {});
