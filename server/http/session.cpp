@@ -23,6 +23,7 @@ namespace bhttp = beast::http;
 namespace {
 
 constexpr uint32_t kHeaderLimit = 64 * 1024;
+constexpr size_t kLoggedTargetBytes = 200;
 
 // The responder of one exchange. Everything is formatted on the session's executor, where the
 // session's state (keep-alive, HTTP version) may be read.
@@ -34,6 +35,7 @@ class ExchangeResponder final : public Responder {
 
   void send(int status, std::string content_type, std::string body, HeaderList headers) override {
     run([exchange = exchange_, status, content_type, headers, always = always_, body = std::move(body)](Session& s) {
+      s.note_status(exchange, status);
       bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), s.version()};
       res.set(bhttp::field::server, "snapstream");
       res.set(bhttp::field::content_type, content_type);
@@ -55,6 +57,7 @@ class ExchangeResponder final : public Responder {
 
   void begin_stream(int status, std::string content_type, HeaderList headers) override {
     run([exchange = exchange_, status, content_type, headers, always = always_](Session& s) {
+      s.note_status(exchange, status);
       bhttp::response<bhttp::empty_body> res{static_cast<bhttp::status>(status), s.version()};
       res.set(bhttp::field::server, "snapstream");
       res.set(bhttp::field::content_type, content_type);
@@ -104,9 +107,25 @@ bool client_gone(const beast::error_code& ec) {
 
 }  // namespace
 
+namespace {
+
+// Polled by monitors every few seconds: logged at debug, so the access log shows the traffic.
+bool is_probe(std::string_view target) { return target == "/health" || target == "/metrics"; }
+
+std::string remote_address(const net::ip::tcp::socket& socket) {
+  beast::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  if (ec) return "-";
+  return (endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]" : endpoint.address().to_string()) + ":" +
+         std::to_string(endpoint.port());
+}
+
+}  // namespace
+
 Session::Session(net::ip::tcp::socket socket, const ServerLimits& limits, const Handler& handler,
                  std::shared_ptr<std::atomic<int64_t>> connections)
-    : stream_(std::move(socket)),
+    : remote_(remote_address(socket)),
+      stream_(std::move(socket)),
       idle_timer_(stream_.get_executor()),
       limits_(limits),
       handler_(handler),
@@ -166,6 +185,10 @@ void Session::on_read(beast::error_code ec) {
 void Session::dispatch(Request request) {
   ++exchange_;
   state_ = State::Answering;
+  const std::string_view target(request.target().data(), request.target().size());
+  // A target may be as long as the header limit; the log keeps its start.
+  const std::string shown = target.size() > kLoggedTargetBytes ? std::string(target.substr(0, kLoggedTargetBytes)) + "..." : std::string(target);
+  exchange_log_ = {std::string(request.method_string()) + " " + shown, is_probe(target), std::chrono::steady_clock::now(), 0};
   idle_timer_.cancel();
   keep_alive_ = request.keep_alive();
   version_ = request.version();
@@ -192,6 +215,7 @@ void Session::reject(unsigned status, const std::string& message) {
   if (state_ == State::Answering) return;  // refused once the current answer is out
   ++exchange_;
   state_ = State::Answering;
+  exchange_log_ = {"(request not read whole)", false, std::chrono::steady_clock::now(), 0};
   idle_timer_.cancel();
   ExchangeResponder(shared_from_this(), exchange_)
       .send(static_cast<int>(status), "application/json", error_body(static_cast<int>(status), message), {});
@@ -222,7 +246,18 @@ void Session::write_front() {
   });
 }
 
+void Session::note_status(uint64_t exchange, int status) {
+  if (exchange == exchange_) exchange_log_.status = status;
+}
+
+void Session::log_exchange(std::string_view outcome) const {
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - exchange_log_.started).count();
+  spdlog::log(exchange_log_.probe ? spdlog::level::debug : spdlog::level::info, "{} \"{}\" {}{} {:.1f} ms", remote_,
+              exchange_log_.request_line, exchange_log_.status, outcome, ms);
+}
+
 void Session::response_done() {
+  log_exchange("");
   on_disconnect_.clear();
   if (after_response_ == AfterResponse::Linger) {
     linger();
@@ -253,6 +288,7 @@ void Session::add_disconnect_callback(uint64_t exchange, std::function<void()> c
 
 void Session::lost_client() {
   if (state_ == State::Closed) return;
+  if (state_ == State::Answering) log_exchange(" (the client left before the end)");
   auto callbacks = std::move(on_disconnect_);
   on_disconnect_.clear();
   shutdown();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <atomic>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/http/http_server.h"
@@ -35,6 +37,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void add_disconnect_callback(uint64_t exchange, std::function<void()> callback);
   bool keep_alive(uint64_t exchange) const { return exchange == exchange_ && keep_alive_; }
   unsigned version() const { return version_; }
+  // The status the current exchange answers with, for the access log.
+  void note_status(uint64_t exchange, int status);
   boost::asio::any_io_executor executor() { return stream_.get_executor(); }
 
  private:
@@ -49,7 +53,11 @@ class Session : public std::enable_shared_from_this<Session> {
   void linger();
   void discard();
   void shutdown();
+  // One access-log line for the current exchange: who, what, its status, how long; `outcome`
+  // says how it ended when not whole.
+  void log_exchange(std::string_view outcome) const;
 
+  std::string remote_;  // the client's address:port, for the access log
   boost::beast::tcp_stream stream_;
   boost::beast::flat_buffer buffer_;
   boost::asio::steady_timer idle_timer_;
@@ -86,6 +94,13 @@ class Session : public std::enable_shared_from_this<Session> {
   std::deque<Pending> out_;
   bool writing_ = false;
   std::vector<std::function<void()>> on_disconnect_;
+  struct ExchangeLog {
+    std::string request_line;  // "POST /v1/completions"
+    bool probe = false;        // /health or /metrics: logged at debug
+    std::chrono::steady_clock::time_point started;
+    int status = 0;            // 0 until the handler answers
+  };
+  ExchangeLog exchange_log_;
 };
 
 }  // namespace snapstream::server::http

@@ -113,6 +113,23 @@ TEST_CASE("promql_metric_names finds series names and nothing else", "[e2e][obse
   CHECK_THROWS(test::promql_metric_names(R"(a{b="c})"));
 }
 
+TEST_CASE("the server's log has one access line per answered request, probes only at debug", "[e2e][observability]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  for (const std::string level : {"info", "debug"}) {
+    test::ServerProcess server({"--model", (*models / "stories260K.gguf").string(), "--log-level", level});
+    serve_one_request(server.port());
+    CHECK(test::http_call(server.port(), "GET", "/no-such-route").status == 404);
+    CHECK(test::http_call(server.port(), "GET", "/health").status == 200);
+    CHECK(server.stop() == 0);
+    const std::string log = server.log();
+    INFO(log);
+    CHECK(log.find("\"POST /v1/completions\" 200 ") != std::string::npos);
+    CHECK(log.find("\"GET /no-such-route\" 404 ") != std::string::npos);
+    CHECK((log.find("\"GET /health\" 200 ") != std::string::npos) == (level == "debug"));
+  }
+}
+
 TEST_CASE("every metric the dashboards query is exposed by the running server", "[e2e][observability]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
