@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cctype>
 #include <chrono>
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,26 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
   unsigned char difference = a.size() == b.size() ? 0 : 1;
   for (size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(b.size(), 1)]);
   return difference == 0;
+}
+
+// "%2F" and the like back to their characters (clients escape a model id's '/'). Only printable
+// ASCII is decoded: any other escape, or a malformed one, stays as written, so what an error
+// message echoes is plain text.
+std::string percent_decoded(std::string_view text) {
+  auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const int value = text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) && hex(text[i + 2])
+                          ? std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)
+                          : -1;
+    if (value >= 0x20 && value < 0x7F) {
+      out.push_back(static_cast<char>(value));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
 }
 
 std::string path_of(const http::Request& request) {
@@ -77,20 +98,26 @@ void ApiServer::handle(const http::Request& request, std::shared_ptr<http::Respo
       responder->send(200, "text/plain; version=0.0.4", metrics_.render(engine_.stats(), engine_.cache().slots()));
       return;
     }
-    const bool known = path == "/v1/models" || path == "/v1/completions" || path == "/v1/chat/completions" ||
+    constexpr std::string_view kModelPrefix = "/v1/models/";
+    const bool one_model = path.size() > kModelPrefix.size() && path.compare(0, kModelPrefix.size(), kModelPrefix) == 0;
+    const bool known = path == "/v1/models" || one_model || path == "/v1/completions" || path == "/v1/chat/completions" ||
                        path == "/tokenize" || path == "/detokenize";
     if (!known) throw ApiError(404, "no route for " + std::string(request.method_string()) + " " + path);
     if (!authorized(request)) throw ApiError(401, "missing or wrong API key; send 'Authorization: Bearer <key>'", "", "invalid_api_key");
-    if (path == "/v1/models") {
-      if (method != bhttp::verb::get) throw ApiError(405, "use GET for /v1/models");
-      send_json(responder, 200,
-                {{"object", "list"},
-                 {"data", json::array({{{"id", options_.served_model_name},
-                                        {"object", "model"},
-                                        {"created", created_},
-                                        {"owned_by", "snapstream"},
-                                        {"max_model_len", model_.shape.context_length}}})}});
-      return;
+    if (path == "/v1/models" || one_model) {
+      if (method != bhttp::verb::get) throw ApiError(405, "use GET for " + path);
+      const json served{{"id", options_.served_model_name},
+                        {"object", "model"},
+                        {"created", created_},
+                        {"owned_by", "snapstream"},
+                        {"max_model_len", model_.shape.context_length}};
+      if (!one_model) return send_json(responder, 200, {{"object", "list"}, {"data", json::array({served})}});
+      // OpenAI's retrieve-a-model: the id as the client spelled it in the path.
+      const std::string id = percent_decoded(std::string_view(path).substr(kModelPrefix.size()));
+      if (id != options_.served_model_name)
+        throw ApiError(404, "the model '" + id + "' does not exist; this server serves '" + options_.served_model_name + "'", "model",
+                       "model_not_found");
+      return send_json(responder, 200, served);
     }
     if (method != bhttp::verb::post) throw ApiError(405, "use POST for " + path);
     if (path == "/tokenize") return tokenize(request, responder);

@@ -67,6 +67,16 @@ TEST_CASE("serve answers every endpoint over curl, streaming and not, and exits 
   auto [models_body, models_status] = curl(server, "/v1/models");
   CHECK(models_status == 200);
   CHECK(json::parse(models_body).at("data").at(0).at("id") == "stories260K");
+  // OpenAI's retrieve-a-model, escaped or not; another id is model_not_found.
+  for (const std::string id : {"stories260K", "stories%32%360K"}) {
+    auto [one_body, one_status] = curl(server, "/v1/models/" + id);
+    CHECK(one_status == 200);
+    CHECK(json::parse(one_body) == json::parse(models_body).at("data").at(0));
+  }
+  auto [other_body, other_status] = curl(server, "/v1/models/stories%FF");
+  CHECK(other_status == 404);
+  CHECK(json::parse(other_body).at("error").at("code") == "model_not_found");
+  CHECK(json::parse(other_body).at("error").at("message").get<std::string>().find("'stories%FF'") != std::string::npos);
 
   const std::string completion = R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 40, "temperature": 0)";
   auto [whole, whole_status] = curl(server, "/v1/completions", completion + "}");
@@ -383,6 +393,7 @@ TEST_CASE("the official openai npm client works against the server", "[e2e][serv
   CHECK(out.at("seed_a") != out.at("seed_c"));
   CHECK(out.at("n_indices") == json::array({0, 1, 2}));
   CHECK(out.at("n_first") == out.at("n_single"));
+  CHECK(out.at("retrieved") == "stories260K");
   CHECK(out.at("error_status") == 404);
   CHECK(out.at("auth_status") == 401);
   CHECK(out.at("models") == json::array({"stories260K"}));

@@ -62,4 +62,5 @@ try {
   out.auth_status = e.status;
 }
 out.models = (await client.models.list()).data.map((m) => m.id);
+out.retrieved = (await client.models.retrieve(model)).id;
 console.log(JSON.stringify(out));
