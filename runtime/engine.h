@@ -83,6 +83,8 @@ class Engine {
   std::shared_ptr<RequestStream> submit(RequestSpec spec);
 
   EngineStats stats() const;
+  // Requests the waiting queue holds at most: one asking for more sequences can never be queued.
+  int64_t max_waiting() const { return options_.max_waiting; }
   const SlotKvCache& cache() const { return cache_; }
   const GraphRunner& runner() const { return runner_; }
   // For joining tensor-parallel ranks before the first request: steps run on the engine thread.

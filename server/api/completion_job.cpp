@@ -54,7 +54,14 @@ class Job : public std::enable_shared_from_this<Job> {
 
   // Choice i answers prompt i / n, as OpenAI numbers them; each prefills its own copy.
   void submit() {
-    for (int64_t i = 0; i < static_cast<int64_t>(request_.prompts.size()) * request_.n; ++i) {
+    const int64_t sequences = static_cast<int64_t>(request_.prompts.size()) * request_.n;
+    // More than the queue holds would be refused however long the client waited: not a 429.
+    if (sequences > 1 && sequences > context_.engine.max_waiting())
+      throw ApiError(400,
+                     "the request asks for " + std::to_string(sequences) + " sequences (prompts x n) at once; this server queues " +
+                         std::to_string(context_.engine.max_waiting()) + " at most (--max-waiting)",
+                     request_.n > 1 ? "n" : "prompt");
+    for (int64_t i = 0; i < sequences; ++i) {
       const std::vector<int32_t>& prompt = prompt_of(static_cast<size_t>(i));
       runtime::SamplingParams sampling = request_.sampling;
       sampling.seed = runtime::choice_seed(sampling.seed, i % request_.n);

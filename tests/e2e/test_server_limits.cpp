@@ -90,6 +90,23 @@ TEST_CASE("connections past the limit get 503, and a full queue 429", "[e2e][ser
   CHECK(json::parse(refused.body).at("error").at("type") == "rate_limit_error");
 }
 
+TEST_CASE("a request for more sequences than the queue holds is refused with 400, not 429", "[e2e][server][http]") {
+  const auto models = test::models_dir_or_skip();
+  if (!models) return;
+  test::ServerProcess server({"--model", (*models / "stories260K.gguf").string(), "--max-waiting", "4"});
+  auto call = [&](const std::string& body) { return test::http_call(server.port(), "POST", "/v1/completions", body); };
+  const auto many = call(R"({"prompt": "Once", "max_tokens": 2, "n": 5})");
+  CHECK(many.status == 400);
+  CHECK(json::parse(many.body).at("error").at("param") == "n");
+  CHECK(json::parse(many.body).at("error").at("message").get<std::string>().find("5 sequences") != std::string::npos);
+  const auto prompts = call(R"({"prompt": ["a", "b", "c", "d", "e"], "max_tokens": 2})");
+  CHECK(prompts.status == 400);
+  CHECK(json::parse(prompts.body).at("error").at("param") == "prompt");
+  const auto fits = call(R"({"prompt": ["a", "b"], "max_tokens": 2, "n": 2})");
+  CHECK(fits.status == 200);
+  CHECK(json::parse(fits.body).at("choices").size() == 4);
+}
+
 TEST_CASE("SIGTERM ends running streams with a last event and the server exits 0", "[e2e][server][http]") {
   const auto models = test::models_dir_or_skip();
   if (!models) return;
