@@ -105,12 +105,11 @@ bool client_gone(const beast::error_code& ec) {
          ec == net::error::operation_aborted || ec == net::error::broken_pipe || ec == net::error::bad_descriptor;
 }
 
-}  // namespace
-
-namespace {
-
 // Polled by monitors every few seconds: logged at debug, so the access log shows the traffic.
-bool is_probe(std::string_view target) { return target == "/health" || target == "/metrics"; }
+bool is_probe(std::string_view target) {
+  const std::string_view path = target.substr(0, target.find('?'));
+  return path == "/health" || path == "/metrics";
+}
 
 std::string remote_address(const net::ip::tcp::socket& socket) {
   beast::error_code ec;
@@ -187,7 +186,7 @@ void Session::dispatch(Request request) {
   state_ = State::Answering;
   const std::string_view target(request.target().data(), request.target().size());
   // A target may be as long as the header limit; the log keeps its start.
-  const std::string shown = target.size() > kLoggedTargetBytes ? std::string(target.substr(0, kLoggedTargetBytes)) + "..." : std::string(target);
+  const std::string shown = std::string(target.substr(0, kLoggedTargetBytes)) + (target.size() > kLoggedTargetBytes ? "..." : "");
   exchange_log_ = {std::string(request.method_string()) + " " + shown, is_probe(target), std::chrono::steady_clock::now(), 0};
   idle_timer_.cancel();
   keep_alive_ = request.keep_alive();
